@@ -1,0 +1,15 @@
+/**
+ * The allocator registry, filled once with every allocator memsim knows. Adding an allocator means
+ * one module and one line here; commands, help and validation read the registry.
+ */
+import { naive } from './naive.js';
+import { registerAllocator } from './registry.js';
+
+registerAllocator(naive);
+
+export { getAllocator, listAllocators, resolveOptions, describeOptionKind } from './registry.js';
+export type { ResolvedOptions } from './registry.js';
+export * from './types.js';
+export { opt } from './options.js';
+export type { OptionSpec, OptionKind, OptionValues } from './options.js';
+export { SimDevice, DEFAULT_DEVICE_BASE } from './device.js';

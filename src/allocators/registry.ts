@@ -1,0 +1,71 @@
+
+import { UsageError } from '../errors.js';
+import type { Trace } from '../trace/model.js';
+import type { OptionSpec } from './options.js';
+import type { AllocatorDefinition } from './types.js';
+
+const registry = new Map<string, AllocatorDefinition>();
+
+/** Registers an allocator under its name (once). */
+export function registerAllocator<S extends Record<string, OptionSpec<unknown>>>(def: AllocatorDefinition<S>): void {
+  if (registry.has(def.name)) throw new Error(`allocator "${def.name}" is registered twice`);
+  registry.set(def.name, def as unknown as AllocatorDefinition);
+}
+
+/** Every registered allocator, in registration order. */
+export function listAllocators(): AllocatorDefinition[] {
+  return [...registry.values()];
+}
+
+/** The allocator called `name`, or a usage error listing the known ones. */
+export function getAllocator(name: string): AllocatorDefinition {
+  const def = registry.get(name);
+  if (!def) throw new UsageError(`unknown allocator "${name}" (known: ${[...registry.keys()].join(', ')})`);
+  return def;
+}
+
+/** The effective options of one run, and where the non-default ones came from. */
+export interface ResolvedOptions {
+  values: Record<string, unknown>;
+  /** Notes for the report, e.g. "defaults taken from the snapshot's allocator_settings". */
+  notes: string[];
+}
+
+/**
+ * Validates user options (typed values or `--option` text) against an allocator's schema and fills
+ * in every default, so that reports can list every option with its effective value.
+ */
+export function resolveOptions(def: AllocatorDefinition, given: Record<string, unknown>, trace?: Trace): ResolvedOptions {
+  const known = Object.keys(def.options);
+  for (const key of Object.keys(given)) {
+    if (!known.includes(key)) {
+      const list = known.length > 0 ? known.join(', ') : 'none';
+      throw new UsageError(`allocator "${def.name}" has no option "${key}" (its options: ${list})`);
+    }
+  }
+  const notes: string[] = [];
+  const fromTrace = trace && def.defaultsFromTrace ? def.defaultsFromTrace(trace) : undefined;
+  if (fromTrace) notes.push(fromTrace.note);
+  const values: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(def.options)) {
+    const raw = key in given ? given[key] : fromTrace && key in fromTrace.values ? (fromTrace.values as Record<string, unknown>)[key] : undefined;
+    if (raw === undefined) {
+      values[key] = spec.default;
+      continue;
+    }
+    const parsed = spec.schema.safeParse(raw);
+    if (!parsed.success) {
+      const msg = parsed.error.issues.map((i) => i.message).join('; ');
+      throw new UsageError(`allocator "${def.name}", option ${key}=${String(raw)}: ${msg}`);
+    }
+    values[key] = parsed.data;
+  }
+  return { values, notes };
+}
+
+/** Describes an option's kind for help text. */
+export function describeOptionKind(spec: OptionSpec<unknown>): string {
+  if (spec.kind === 'enum' && spec.values) return spec.values.join('|');
+  return spec.kind;
+}
+

@@ -1,0 +1,123 @@
+import type { Trace } from '../trace/model.js';
+import type { OptionSpec, OptionValues } from './options.js';
+
+/** `allocate` result: the request could not be served within the device capacity. */
+export const FAILED = -1;
+/** `allocate` result: the request was served without a block (a 0-byte request). Never freed. */
+export const NO_BLOCK = -2;
+
+/**
+ * What an allocator sees of the run: the device capacity (its memory limit) and the trace, which
+ * allocators that replay or compare with a recorded history (`recorded`, `caching`) read.
+ */
+export interface AllocatorContext {
+  /** Device capacity in bytes; Infinity when unlimited. */
+  capacityBytes: number;
+  trace: Trace;
+}
+
+/** The allocator's own account of a failed request, taken right after `allocate` returned FAILED. */
+export interface AllocationFailure {
+  /** The size the allocator tried to serve after its rounding. */
+  roundedBytes: number;
+  /** The allocator's own OOM text, exactly as the real allocator prints it. */
+  native: string;
+}
+
+/** A block inside a segment, for reports and plots. */
+export interface BlockState {
+  address: number;
+  sizeBytes: number;
+  /** Requested bytes of the allocation in the block (absent for free blocks). */
+  requestedBytes?: number;
+  /** Event index of the alloc that the block serves (absent for free blocks). */
+  allocEvent?: number;
+  isFree: boolean;
+}
+
+/** A contiguous piece of device memory that the allocator holds (region, segment, pool). */
+export interface SegmentState {
+  address: number;
+  sizeBytes: number;
+  /** What the allocator calls it: `region`, `small`, `large`, `pool`, `block`… */
+  kind: string;
+  stream?: number;
+  blocks: BlockState[];
+}
+
+/** A snapshot of an allocator's memory at one moment. */
+export interface AllocatorState {
+  segments: SegmentState[];
+}
+
+/**
+ * An online allocator: it sees one request at a time, as the real one does. Blocks are named by
+ * small integer handles so that the replay engine keeps them in typed arrays.
+ */
+export interface OnlineAllocator {
+  /**
+   * Serves a request of `sizeBytes` on `stream` at trace event `event` (step `step`).
+   * @returns a block handle (>= 0), {@link NO_BLOCK}, or {@link FAILED}.
+   */
+  allocate(sizeBytes: number, stream: number, step: number, event: number): number;
+  /** Releases a block returned by `allocate`. */
+  free(handle: number, step: number, event: number): void;
+  /** Device address of a live block. */
+  address(handle: number): number;
+  /** Bytes the allocator set aside for a live block (its rounding and unsplit remainders included). */
+  blockBytes(handle: number): number;
+  /** Sum of the block sizes handed out and not freed. */
+  readonly allocatedBytes: number;
+  /** Bytes held from the device now. */
+  readonly reservedBytes: number;
+  /** Times the allocator obtained memory from the device. */
+  readonly deviceAllocCalls: number;
+  /** Times the allocator returned memory to the device. */
+  readonly deviceFreeCalls: number;
+  /**
+   * The memory limit the allocator works under, when it is not the device capacity (e.g. a memory
+   * fraction); OOMs are classified against it.
+   */
+  readonly limitBytes?: number;
+  /** Largest free block inside what the allocator holds. */
+  largestFreeBlockBytes(): number;
+  /** Number of free blocks inside what the allocator holds. */
+  freeBlockCount(): number;
+  /** Details of the last failure; valid right after `allocate` returned FAILED. */
+  lastFailure(): AllocationFailure;
+  /** Segments and blocks now. */
+  state(): AllocatorState;
+  /** The allocator's own statistics, under the names the real allocator uses. */
+  stats(): Record<string, unknown>;
+  /** Called once after the last event replayed. */
+  finish?(lastEvent: number): void;
+  /** Plain-language remarks for the report (e.g. "the pools were never built"). */
+  notes?(): string[];
+  /**
+   * Extra top-level sections of the replay report (e.g. `fidelity` against a recorded history);
+   * they are added after the standard fields and never replace them.
+   */
+  reportSections?(): Record<string, unknown>;
+}
+
+/** A registered allocator: its name, description, options and factory. */
+export interface AllocatorDefinition<S extends Record<string, OptionSpec<unknown>> = Record<string, OptionSpec<unknown>>> {
+  /** What users call it: `naive`, `bfc`, `caching`, `lifetime-pool`, `recorded`. */
+  name: string;
+  /** One line for `memsim allocators`. */
+  summary: string;
+  options: S;
+  /**
+   * Option defaults that come from the trace itself (e.g. a snapshot's own allocator settings);
+   * they replace the registry defaults but not the user's options. Returns a note for the report.
+   */
+  defaultsFromTrace?(trace: Trace): { values: Partial<Record<keyof S, unknown>>; note: string } | undefined;
+  /** True when the allocator can only run on traces with a recorded history. */
+  needsRecordedHistory?: boolean;
+  create(options: OptionValues<S>, ctx: AllocatorContext): OnlineAllocator;
+}
+
+/** Declares an allocator with its option types inferred. */
+export function defineAllocator<S extends Record<string, OptionSpec<unknown>>>(def: AllocatorDefinition<S>): AllocatorDefinition<S> {
+  return def;
+}

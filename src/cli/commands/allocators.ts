@@ -1,0 +1,68 @@
+import { Command, Option } from 'commander';
+import { z } from 'zod';
+import { describeOptionKind, listAllocators } from '../../allocators/index.js';
+import { renderJson } from '../../report/index.js';
+import { mdTable } from '../../report/replay-markdown.js';
+import { newTable } from '../../report/replay-text.js';
+import { writeOutput } from '../io.js';
+import { parseOptions } from '../options.js';
+import type { OptionSpec } from '../../allocators/options.js';
+
+const schema = z.object({ format: z.enum(['text', 'json', 'markdown']).default('text') });
+
+function showDefault(spec: OptionSpec<unknown>): string {
+  const v = spec.default;
+  if (v === null) return 'none';
+  if (spec.kind === 'bytes' && typeof v === 'number') {
+    for (const [unit, m] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) if (v >= m && v % m === 0) return `${v / m}${unit}`;
+  }
+  return String(v);
+}
+
+export function allocatorsCommand(): Command {
+  return new Command('allocators')
+    .description('list the allocators with their options, defaults and descriptions')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ memsim allocators
+  $ memsim allocators --format markdown
+  $ memsim allocators --format json`,
+    )
+    .action((raw: Record<string, unknown>) => {
+      const o = parseOptions(schema, raw);
+      const defs = listAllocators();
+      if (o.format === 'json') {
+        writeOutput(
+          renderJson(
+            defs.map((d) => ({
+              name: d.name,
+              summary: d.summary,
+              options: Object.entries(d.options).map(([k, s]) => ({ name: k, kind: s.kind, default: s.default, description: s.description, ...(s.values ? { values: s.values } : {}) })),
+            })),
+          ),
+          undefined,
+        );
+        return;
+      }
+      const out: string[] = [];
+      for (const d of defs) {
+        const opts = Object.entries(d.options);
+        if (o.format === 'markdown') {
+          out.push(`### \`${d.name}\``, '', d.summary, '');
+          if (opts.length > 0) out.push(mdTable(['option', 'kind', 'default', 'meaning'], opts.map(([k, s]) => [`\`${k}\``, describeOptionKind(s), `\`${showDefault(s)}\``, s.description])), '');
+        } else {
+          out.push(`${d.name} — ${d.summary}`);
+          if (opts.length > 0) {
+            const t = newTable(['option', 'kind', 'default', 'meaning']);
+            for (const [k, s] of opts) t.push([k, describeOptionKind(s), showDefault(s), s.description]);
+            out.push(t.toString());
+          }
+          out.push('');
+        }
+      }
+      writeOutput(out.join('\n').replace(/\n+$/, '') + '\n', undefined);
+    });
+}

@@ -1,0 +1,53 @@
+import { Command, Option } from 'commander';
+import { z } from 'zod';
+import { getWorkload, workloads } from '../../gen/index.js';
+import { TraceWriter } from '../../trace/write.js';
+import { bytesArg, intArg, parseOptions } from '../options.js';
+import { UsageError } from '../../errors.js';
+
+const schema = z.object({
+  seed: intArg.default(1),
+  steps: intArg.optional(),
+  events: intArg.optional(),
+  layers: intArg.optional(),
+  format: z.enum(['json', 'jsonl', 'csv']).default('json'),
+  output: z.string().optional(),
+  capacity: bytesArg.optional(),
+});
+
+export function genCommand(): Command {
+  return new Command('gen')
+    .description('write a deterministic synthetic trace that looks like a real DNN workload')
+    .argument('<workload>', workloads.map((w) => `${w.name} (${w.description})`).join('; '))
+    .option('--seed <n>', 'random seed (same seed, same trace)', '1')
+    .option('--steps <n>', 'number of steps (iterations or requests)')
+    .option('--events <n>', 'generate about this many events (instead of --steps)')
+    .option('--layers <n>', 'model depth')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'jsonl', 'csv']).default('json'))
+    .option('--output <file>', 'write to a file instead of stdout')
+    .option('-c, --capacity <bytes>', 'record a device capacity in the trace meta (the default --capacity of replays)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ memsim gen training --steps 20 --output training.json
+  $ memsim gen inference --seed 7 --format csv --output inference.csv
+  $ memsim gen fragmentation --steps 30 --format jsonl > frag.jsonl
+  $ memsim gen training --events 1000000 --format csv --output big.csv`,
+    )
+    .action((name: string, raw: Record<string, unknown>) => {
+      const o = parseOptions(schema, raw);
+      const w = getWorkload(name);
+      if (o.steps !== undefined && o.events !== undefined) throw new UsageError('give --steps or --events, not both');
+      const perStep = w.eventsPerStep({ ...(o.layers !== undefined ? { layers: o.layers } : {}) });
+      const steps = o.steps ?? (o.events !== undefined ? Math.max(1, Math.ceil(o.events / perStep)) : w.defaultSteps);
+      const meta: Record<string, unknown> = {
+        name: `${w.name}-seed${o.seed}-steps${steps}`,
+        source: `memsim gen ${w.name} --seed ${o.seed} --steps ${steps}${o.layers !== undefined ? ` --layers ${o.layers}` : ''}`,
+      };
+      if (o.capacity !== undefined) meta['capacityBytes'] = o.capacity;
+      const writer = new TraceWriter(o.output ?? '-', o.format, meta);
+      w.generate(writer, { seed: o.seed, steps, ...(o.layers !== undefined ? { layers: o.layers } : {}) });
+      writer.end();
+    });
+}

@@ -1,0 +1,90 @@
+/**
+ * Typed errors. Outcomes (an OOM, a failed gate) are data, not exceptions; these are for bad input
+ * and bad usage, and the CLI maps every one of them to exit code 2 in one place.
+ */
+
+/** One problem found in an input file, located as precisely as the reader can. */
+export interface InputProblem {
+  /** The file as the user named it. */
+  file: string;
+  /** 1-based line, when known. */
+  line?: number;
+  /** 1-based column (bytes), when known. */
+  col?: number;
+  /** The field of the event or record at fault, when there is one. */
+  field?: string;
+  message: string;
+}
+
+/** Base class of every error that memsim reports to the user as a message rather than a bug. */
+export class MemsimError extends Error {
+  override name = 'MemsimError';
+}
+
+/** Bad command-line usage: unknown allocator, malformed option value, missing file argument. */
+export class UsageError extends MemsimError {
+  override name = 'UsageError';
+}
+
+/** Formats one problem as `file:line[:col]: [field: ]message`. */
+export function formatProblem(p: InputProblem): string {
+  let where = p.file;
+  if (p.line !== undefined) where += `:${p.line}`;
+  if (p.line !== undefined && p.col !== undefined) where += `:${p.col}`;
+  const field = p.field ? `field "${p.field}": ` : '';
+  return `${where}: ${field}${p.message}`;
+}
+
+/** Maximum number of problems listed one by one; the rest are counted. */
+export const MAX_LISTED_PROBLEMS = 20;
+
+/**
+ * Invalid input: one or more problems, each with file and line. Readers collect up to
+ * {@link MAX_LISTED_PROBLEMS} and count the rest so that a user can fix a file in one go.
+ */
+export class TraceError extends MemsimError {
+  override name = 'TraceError';
+  readonly problems: InputProblem[];
+  readonly totalProblems: number;
+
+  constructor(problems: InputProblem[], totalProblems = problems.length) {
+    super(TraceError.render(problems, totalProblems));
+    this.problems = problems;
+    this.totalProblems = totalProblems;
+  }
+
+  /** A single-problem error. */
+  static at(file: string, line: number | undefined, message: string, field?: string, col?: number): TraceError {
+    const p: InputProblem = { file, message };
+    if (line !== undefined) p.line = line;
+    if (col !== undefined) p.col = col;
+    if (field !== undefined) p.field = field;
+    return new TraceError([p]);
+  }
+
+  private static render(problems: InputProblem[], total: number): string {
+    const lines = problems.map(formatProblem);
+    if (total > problems.length) lines.push(`… and ${total - problems.length} more problems`);
+    return lines.join('\n');
+  }
+}
+
+/** Collects problems up to the listing limit and counts the rest. */
+export class ProblemList {
+  readonly listed: InputProblem[] = [];
+  total = 0;
+
+  add(p: InputProblem): void {
+    this.total++;
+    if (this.listed.length < MAX_LISTED_PROBLEMS) this.listed.push(p);
+  }
+
+  get isEmpty(): boolean {
+    return this.total === 0;
+  }
+
+  /** Throws a {@link TraceError} carrying every collected problem, if there is any. */
+  throwIfAny(): void {
+    if (this.total > 0) throw new TraceError(this.listed, this.total);
+  }
+}

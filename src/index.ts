@@ -1,0 +1,13 @@
+/**
+ * memsim as a library: read traces, replay them through registered allocators, build reports.
+ * Nothing here prints or touches the process; the CLI in `src/cli/` does that.
+ */
+export * from './trace/index.js';
+export * from './allocators/index.js';
+export { replay, effectiveCapacity, type RunOptions, type RunResult } from './sim/run.js';
+export { replayTrace, type ReplayOptions, type ReplayOutcome, type OomRecord, type StepRecord } from './sim/replay.js';
+export { buildReplayReport, summarize, traceInfo, type ReplayReport, type ReplaySummary, type TraceInfo } from './sim/report.js';
+export { workloads, getWorkload, type Workload, type WorkloadOptions } from './gen/index.js';
+export { parseBytes, formatBytes } from './util/bytes.js';
+export { MemsimError, TraceError, UsageError, type InputProblem } from './errors.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,67 @@
+import type { ReplayReport } from '../sim/report.js';
+import { formatBytes, formatCount, formatPercent, nativeLines } from './format.js';
+import { explainOom, stepRows } from './replay-text.js';
+
+/** Escapes text for a Markdown table cell. */
+export function mdCell(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/** A Markdown table. */
+export function mdTable(head: string[], rows: string[][], align?: ('left' | 'right')[]): string {
+  const sep = head.map((_, i) => ((align?.[i] ?? 'left') === 'right' ? '---:' : '---'));
+  return [head, sep, ...rows].map((r, k) => `| ${(k === 1 ? r : r.map(mdCell)).join(' | ')} |`).join('\n');
+}
+
+/** The Markdown report of a replay: status line first, tables, detail in `<details>`. */
+export function renderReplayMarkdown(r: ReplayReport): string {
+  const s = r.summary;
+  const out: string[] = [];
+  const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes)}`;
+  if (s.oomCount === 0) {
+    out.push(`**✅ fits** with \`${r.allocator.name}\`: peak reserved ${formatBytes(s.peakReservedBytes)} (${cap}), lower bound ${formatBytes(s.peakLiveBytes)}`);
+  } else {
+    const o = r.ooms[0];
+    out.push(
+      `**❌ ${s.oomCount} OOM${s.oomCount > 1 ? 's' : ''}** with \`${r.allocator.name}\` (${cap})` +
+        (o ? `: first at event ${formatCount(o.event)}, ${o.kind === 'capacity' ? 'too little memory' : 'fragmentation'}` : ''),
+    );
+  }
+  out.push('', `Trace \`${mdCell(r.trace.path)}\`: ${formatCount(r.trace.events)} events, ${formatCount(r.trace.steps)} steps.`, '');
+  out.push(
+    mdTable(
+      ['figure', 'value'],
+      [
+        ['peak live (lower bound)', formatBytes(s.peakLiveBytes)],
+        ['peak allocated', formatBytes(s.peakAllocatedBytes)],
+        ['peak reserved', formatBytes(s.peakReservedBytes)],
+        ['utilization', formatPercent(s.utilization)],
+        ['fragmentation', formatPercent(s.fragmentation)],
+        ['internal / external fragmentation at peak', `${formatPercent(s.internalFragmentation)} / ${formatPercent(s.externalFragmentation)}`],
+        ['overhead vs lower bound', formatPercent(s.overheadVsLowerBound)],
+        ['device calls (alloc / free)', `${formatCount(s.deviceAllocCalls)} / ${formatCount(s.deviceFreeCalls)}`],
+        ['OOMs', formatCount(s.oomCount)],
+      ],
+      ['left', 'right'],
+    ),
+  );
+  for (const o of r.ooms.slice(0, 5)) {
+    out.push('', `<details><summary>OOM at event ${formatCount(o.event)}${o.line !== null ? ` (line ${o.line})` : ''}: ${mdCell(o.id)} of ${formatBytes(o.sizeBytes)} — ${o.kind}</summary>`, '');
+    out.push(explainOom(o), '');
+    const native = nativeLines(o.native, 'full');
+    if (native.length > 0) out.push('```', ...native, '```');
+    out.push('</details>');
+  }
+  if (r.steps.length > 1) {
+    const rows = stepRows(r.steps).map((st) =>
+      st === null
+        ? ['…', '', '', '', '']
+        : [String(st.step), formatCount(st.events), formatBytes(st.peakLiveBytes), formatBytes(st.peakAllocatedBytes), formatBytes(st.peakReservedBytes)],
+    );
+    out.push('', '<details><summary>Per step</summary>', '');
+    out.push(mdTable(['step', 'events', 'peak live', 'peak allocated', 'peak reserved'], rows, ['right', 'right', 'right', 'right', 'right']));
+    out.push('', '</details>');
+  }
+  if (r.notes.length > 0) out.push('', ...r.notes.map((n) => `> ${n}`));
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,138 @@
+import Table from 'cli-table3';
+import type { ReplayReport } from '../sim/report.js';
+import type { OomRecord, StepRecord } from '../sim/replay.js';
+import { formatBytes, formatCount, formatPercent, nativeLines, painter, type RenderOptions, sparkline } from './format.js';
+import type { ChalkInstance } from 'chalk';
+
+// No rule between body rows: compact tables that still line up.
+const TABLE_CHARS = {
+  'top': '─', 'top-mid': '┬', 'top-left': '┌', 'top-right': '┐',
+  'bottom': '─', 'bottom-mid': '┴', 'bottom-left': '└', 'bottom-right': '┘',
+  'left': '│', 'left-mid': '', 'mid': '', 'mid-mid': '', 'right': '│', 'right-mid': '', 'middle': '│',
+};
+
+/** A cli-table3 table with memsim's plain style (no colour codes inside, so widths are exact). */
+export function newTable(head: string[], align?: ('left' | 'right')[]): Table.Table {
+  return new Table({
+    head,
+    chars: TABLE_CHARS,
+    style: { head: [], border: [], 'padding-left': 1, 'padding-right': 1 },
+    ...(align ? { colAligns: align } : {}),
+  });
+}
+
+/** One line that says how the replay ended. */
+export function statusLine(r: ReplayReport, c: ChalkInstance): string {
+  const s = r.summary;
+  if (s.oomCount === 0) {
+    const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes)}`;
+    return `${c.green('✔ fits')}: peak reserved ${formatBytes(s.peakReservedBytes)} (${cap}), lower bound ${formatBytes(s.peakLiveBytes)}`;
+  }
+  const first = r.ooms[0];
+  const where = first ? ` at event ${formatCount(first.event)}${first.line !== null ? ` (line ${first.line})` : ''}` : '';
+  const kind = first ? ` — ${first.kind === 'capacity' ? 'too little memory' : 'fragmentation'}` : '';
+  return `${c.red(`✘ ${s.oomCount} OOM${s.oomCount > 1 ? 's' : ''}`)}${where}${kind}`;
+}
+
+function summaryTable(r: ReplayReport): string {
+  const s = r.summary;
+  const t = newTable(['figure', 'value', 'where'], ['left', 'right', 'left']);
+  t.push(
+    ['peak live (lower bound)', formatBytes(s.peakLiveBytes), s.peakLiveEvent >= 0 ? `event ${formatCount(s.peakLiveEvent)}` : ''],
+    ['peak allocated', formatBytes(s.peakAllocatedBytes), ''],
+    ['peak reserved', formatBytes(s.peakReservedBytes), s.peakReservedEvent >= 0 ? `event ${formatCount(s.peakReservedEvent)}` : ''],
+    ['utilization', formatPercent(s.utilization), 'peak live / peak reserved'],
+    ['fragmentation', formatPercent(s.fragmentation), '1 - utilization'],
+    ['internal fragmentation', formatPercent(s.internalFragmentation), 'at peak reserved'],
+    ['external fragmentation', formatPercent(s.externalFragmentation), 'at peak reserved'],
+    ['overhead vs lower bound', formatPercent(s.overheadVsLowerBound), ''],
+    ['device calls', `${formatCount(s.deviceAllocCalls)} / ${formatCount(s.deviceFreeCalls)}`, 'alloc / free'],
+    ['final live / allocated', `${formatBytes(s.finalLiveBytes)} / ${formatBytes(s.finalAllocatedBytes)}`, ''],
+    ['final reserved', formatBytes(s.finalReservedBytes), ''],
+    ['OOMs', formatCount(s.oomCount), s.ignoredFrees > 0 ? `${formatCount(s.ignoredFrees)} frees of failed allocs ignored` : ''],
+  );
+  return t.toString();
+}
+
+/** Explains an OOM's classification in one sentence. */
+export function explainOom(o: OomRecord): string {
+  const need = formatBytes(o.liveBytes + o.sizeBytes);
+  const cap = o.capacityBytes === null ? 'unlimited' : formatBytes(o.capacityBytes);
+  if (o.kind === 'capacity') {
+    return `too little memory: live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} exceeds the limit (${cap}); no allocator could serve it`;
+  }
+  return (
+    `fragmentation: live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} fits in ${cap}, ` +
+    `but the allocator holds ${formatBytes(o.reservedBytes)} with ${formatBytes(o.reservedBytes - o.allocatedBytes)} free in ` +
+    `${formatCount(o.freeBlocks)} blocks (largest ${formatBytes(o.largestFreeBlockBytes)}); another allocator or setting could fit it`
+  );
+}
+
+function oomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' | 'none'): string[] {
+  const out: string[] = [];
+  const shown = mode === 'full' ? r.ooms : r.ooms.slice(0, 3);
+  for (const o of shown) {
+    const where = [`event ${formatCount(o.event)}`, o.line !== null ? `line ${o.line}` : '', `step ${o.step}`].filter(Boolean).join(', ');
+    out.push(c.bold(`OOM at ${where}: alloc "${o.id}"${o.tag ? ` (${o.tag})` : ''} of ${formatBytes(o.sizeBytes)} (rounded to ${formatBytes(o.roundedBytes)})`));
+    out.push(`  ${o.kind === 'capacity' ? c.red('capacity') : c.yellow('fragmentation')} — ${explainOom(o)}`);
+    const native = nativeLines(o.native, mode);
+    if (native.length > 0) {
+      out.push(`  ${r.allocator.name} says:`);
+      for (const l of native) out.push(`    ${l}`);
+    }
+    out.push('');
+  }
+  if (r.ooms.length > shown.length) out.push(`… ${r.ooms.length - shown.length} more OOM records in the JSON report`, '');
+  if (r.summary.oomCount > r.ooms.length) out.push(`(${r.summary.oomCount - r.ooms.length} further OOMs counted, not recorded in detail)`, '');
+  return out;
+}
+
+/** Rows of the per-step table: all of them, or the first and last dozen around an ellipsis. */
+export function stepRows(steps: readonly StepRecord[], keep = 12): (StepRecord | null)[] {
+  if (steps.length <= keep * 2) return [...steps];
+  return [...steps.slice(0, keep), null, ...steps.slice(-keep)];
+}
+
+function stepTable(r: ReplayReport): string {
+  const t = newTable(['step', 'events', 'peak live', 'peak allocated', 'peak reserved'], ['right', 'right', 'right', 'right', 'right']);
+  for (const s of stepRows(r.steps)) {
+    if (s === null) t.push(['…', '', '', '', '']);
+    else t.push([String(s.step), formatCount(s.events), formatBytes(s.peakLiveBytes), formatBytes(s.peakAllocatedBytes), formatBytes(s.peakReservedBytes)]);
+  }
+  return t.toString();
+}
+
+/** reserved and live over the trace as two sparklines on one scale. */
+export function sparklines(r: ReplayReport, width = 64): string[] {
+  const pts = r.timeline.points;
+  if (pts.length === 0) return [];
+  const xs = pts.map((p) => p[0]);
+  const xMax = Math.max(1, r.summary.eventsReplayed - 1);
+  const max = Math.max(...pts.map((p) => p[3]), ...pts.map((p) => p[1]));
+  return [
+    `reserved ${sparkline(xs, pts.map((p) => p[3]), width, max, xMax)} ${formatBytes(r.summary.peakReservedBytes)}`,
+    `live     ${sparkline(xs, pts.map((p) => p[1]), width, max, xMax)} ${formatBytes(r.summary.peakLiveBytes)}`,
+  ];
+}
+
+/** The text report of a replay: status, summary table, OOMs, per-step table, sparklines, notes. */
+export function renderReplayText(r: ReplayReport, options: RenderOptions = {}): string {
+  const c = painter(options.color);
+  const t = r.trace;
+  const out: string[] = [];
+  const opts = Object.entries(r.allocator.options).map(([k, v]) => `${k}=${v === null ? 'none' : String(v)}`).join(' ');
+  out.push(
+    c.bold(`memsim replay · ${r.allocator.name}`) + `${opts ? ` (${opts})` : ''}`,
+    `trace ${t.path} (${t.format}${t.name ? `, "${t.name}"` : ''}): ${formatCount(t.events)} events, ${formatCount(t.allocs)} allocs, ${formatCount(t.frees)} frees, ${formatCount(t.steps)} step${t.steps === 1 ? '' : 's'}` +
+      (t.initialEvents > 0 ? `, ${formatCount(t.initialEvents)} live when the window opened` : ''),
+  );
+  const skipped = t.skipped.unknownFree + t.skipped.doubleAlloc;
+  if (skipped > 0) out.push(c.yellow(`skipped (--lenient): ${t.skipped.unknownFree} frees of non-live ids, ${t.skipped.doubleAlloc} allocs of live ids`));
+  out.push(statusLine(r, c), '', summaryTable(r), '');
+  const spark = sparklines(r);
+  if (spark.length > 0) out.push(...spark, '');
+  if (r.ooms.length > 0) out.push(...oomSection(r, c, options.oomDump ?? 'compact'));
+  if (r.steps.length > 1) out.push(c.bold('per step'), stepTable(r), '');
+  for (const n of r.notes) out.push(`note: ${n}`);
+  return out.join('\n').replace(/\n+$/, '') + '\n';
+}

@@ -1,0 +1,279 @@
+import { FAILED, NO_BLOCK, type AllocatorState, type OnlineAllocator } from '../allocators/types.js';
+import { OP_ALLOC, type Trace } from '../trace/model.js';
+import { TimelineSampler } from './timeline.js';
+
+/** What to do when a request cannot be served. */
+export type OnOom = 'stop' | 'continue';
+
+/** Options of one replay. */
+export interface ReplayOptions {
+  /** `stop` (default) ends at the first failure, as a real program would. */
+  onOom?: OnOom;
+  /** Called for every served allocation (for `--placements`). */
+  onPlacement?: (event: number, allocation: number, address: number, sizeBytes: number, allocatedBytes: number) => void;
+  /** Called every 64Ki events and at the end. */
+  onProgress?: (done: number, total: number) => void;
+  /** Upper bound on timeline points (default 1000). */
+  timelinePoints?: number;
+  /** Events after which to capture the allocator's state (for plots). */
+  captureStateAt?: readonly number[];
+  /** Capture the allocator's state at each OOM (up to 64). */
+  captureOomStates?: boolean;
+  /** Detailed OOM records kept (the rest are counted): default 100. */
+  maxOomRecords?: number;
+}
+
+/** One failed request. */
+export interface OomRecord {
+  event: number;
+  line: number | null;
+  step: number;
+  id: string;
+  tag: string | null;
+  sizeBytes: number;
+  roundedBytes: number;
+  liveBytes: number;
+  allocatedBytes: number;
+  reservedBytes: number;
+  capacityBytes: number | null;
+  deviceFreeBytes: number | null;
+  largestFreeBlockBytes: number;
+  freeBlocks: number;
+  /** `capacity`: no allocator could have served it; `fragmentation`: a perfect one would have. */
+  kind: 'capacity' | 'fragmentation';
+  native: string;
+}
+
+/** Peaks within one step. */
+export interface StepRecord {
+  step: number;
+  events: number;
+  peakLiveBytes: number;
+  peakAllocatedBytes: number;
+  peakReservedBytes: number;
+}
+
+/** The allocator's state captured after an event. */
+export interface CapturedState {
+  event: number;
+  /** Why it was captured: `peak`, `oom`, `requested`. */
+  reason: string;
+  state: AllocatorState;
+}
+
+/** The raw outcome of a replay; {@link buildReplayReport} shapes it into the JSON report. */
+export interface ReplayOutcome {
+  completed: boolean;
+  /** Events replayed (all of them unless stopped at an OOM). */
+  eventsReplayed: number;
+  peakLiveBytes: number;
+  peakLiveEvent: number;
+  peakAllocatedBytes: number;
+  peakAllocatedEvent: number;
+  peakReservedBytes: number;
+  peakReservedEvent: number;
+  finalLiveBytes: number;
+  finalAllocatedBytes: number;
+  finalReservedBytes: number;
+  /** At the moment of peak reserved. */
+  atPeak: { liveBytes: number; allocatedBytes: number; reservedBytes: number; largestFreeBlockBytes: number };
+  deviceAllocCalls: number;
+  deviceFreeCalls: number;
+  oomCount: number;
+  ooms: OomRecord[];
+  /** Frees of allocations that failed under `--on-oom continue` (ignored and counted). */
+  ignoredFrees: number;
+  steps: StepRecord[];
+  timeline: [number, number, number, number][];
+  states: CapturedState[];
+}
+
+/**
+ * Replays a trace through an allocator: one request at a time, tracking live, allocated and reserved
+ * bytes, their peaks overall and per step, OOMs with their classification, and a downsampled
+ * timeline. Per event it does O(1) work besides the allocator's own, and allocates nothing.
+ */
+export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBytes: number, options: ReplayOptions = {}): ReplayOutcome {
+  const n = trace.length;
+  const { op, alloc, size, step } = trace;
+  const streamCol = trace.stream;
+  const onOom = options.onOom ?? 'stop';
+  const onPlacement = options.onPlacement;
+  const onProgress = options.onProgress;
+  const maxOoms = options.maxOomRecords ?? 100;
+  const limit = Math.min(capacityBytes, allocator.limitBytes ?? Infinity);
+  const capture = new Set(options.captureStateAt ?? []);
+  const captureOom = options.captureOomStates ?? false;
+  const states: CapturedState[] = [];
+
+  const handle = new Int32Array(trace.allocCount);
+  const sampler = new TimelineSampler(options.timelinePoints ?? 1000);
+
+  let live = 0;
+  let allocated = 0;
+  let reserved = 0;
+  let peakLive = 0;
+  let peakLiveEvent = -1;
+  let peakAlloc = 0;
+  let peakAllocEvent = -1;
+  let peakRes = 0;
+  let peakResEvent = -1;
+  const atPeak = { liveBytes: 0, allocatedBytes: 0, reservedBytes: 0, largestFreeBlockBytes: 0 };
+  // (allocated, reserved) at the peak-live event and (live, reserved) at the peak-allocated event,
+  // so that the timeline can show the peaks exactly.
+  let pkLiveA = 0;
+  let pkLiveR = 0;
+  let pkAllocL = 0;
+  let pkAllocR = 0;
+  let firstL = 0;
+  let firstA = 0;
+  let firstR = 0;
+  let oomCount = 0;
+  const ooms: OomRecord[] = [];
+  let ignoredFrees = 0;
+  let completed = true;
+  let i = 0;
+
+  const steps: StepRecord[] = [];
+  const stepIndex = new Map<number, StepRecord>();
+  let curStep: StepRecord | undefined;
+  let curStepId = NaN;
+
+  for (; i < n; i++) {
+    const s = step[i] as number;
+    if (s !== curStepId) {
+      curStepId = s;
+      curStep = stepIndex.get(s);
+      if (!curStep) {
+        curStep = { step: s, events: 0, peakLiveBytes: 0, peakAllocatedBytes: 0, peakReservedBytes: 0 };
+        stepIndex.set(s, curStep);
+        steps.push(curStep);
+      }
+    }
+    const a = alloc[i] as number;
+    if (op[i] === OP_ALLOC) {
+      const bytes = size[i] as number;
+      const h = allocator.allocate(bytes, streamCol ? (streamCol[i] as number) : 0, s, i);
+      if (h === FAILED) {
+        oomCount++;
+        handle[a] = FAILED;
+        if (ooms.length < maxOoms) ooms.push(oomRecord(trace, allocator, i, live, limit, capacityBytes));
+        if (captureOom && states.length < 64) states.push({ event: i, reason: 'oom', state: allocator.state() });
+        if (onOom === 'stop') {
+          completed = false;
+          break;
+        }
+      } else {
+        handle[a] = h;
+        live += bytes;
+        if (h !== NO_BLOCK && onPlacement) onPlacement(i, a, allocator.address(h), bytes, allocator.blockBytes(h));
+      }
+    } else {
+      const h = handle[a] as number;
+      if (h === FAILED) {
+        ignoredFrees++;
+      } else {
+        if (h !== NO_BLOCK) allocator.free(h, s, i);
+        live -= size[i] as number;
+      }
+    }
+    allocated = allocator.allocatedBytes;
+    reserved = allocator.reservedBytes;
+    if (live > peakLive || peakLiveEvent < 0) {
+      peakLive = live;
+      peakLiveEvent = i;
+      pkLiveA = allocated;
+      pkLiveR = reserved;
+    }
+    if (allocated > peakAlloc || peakAllocEvent < 0) {
+      peakAlloc = allocated;
+      peakAllocEvent = i;
+      pkAllocL = live;
+      pkAllocR = reserved;
+    }
+    if (i === 0) {
+      firstL = live;
+      firstA = allocated;
+      firstR = reserved;
+    }
+    if (reserved > peakRes || peakResEvent < 0) {
+      peakRes = reserved;
+      peakResEvent = i;
+      atPeak.liveBytes = live;
+      atPeak.allocatedBytes = allocated;
+      atPeak.reservedBytes = reserved;
+      atPeak.largestFreeBlockBytes = reserved > allocated ? allocator.largestFreeBlockBytes() : 0;
+    }
+    const st = curStep as StepRecord;
+    st.events++;
+    if (live > st.peakLiveBytes) st.peakLiveBytes = live;
+    if (allocated > st.peakAllocatedBytes) st.peakAllocatedBytes = allocated;
+    if (reserved > st.peakReservedBytes) st.peakReservedBytes = reserved;
+    sampler.add(i, live, allocated, reserved);
+    if (capture.size > 0 && capture.has(i)) states.push({ event: i, reason: 'requested', state: allocator.state() });
+    if (onProgress && (i & 0xffff) === 0xffff) onProgress(i + 1, n);
+  }
+  const replayed = completed ? n : i + 1;
+  // The last event whose effect is recorded (a failed, stopping request changes nothing).
+  const lastEvent = completed ? n - 1 : i - 1;
+  allocator.finish?.(replayed - 1);
+  onProgress?.(replayed, n);
+
+  if (peakLiveEvent >= 0) {
+    sampler.pin(0, firstL, firstA, firstR);
+    sampler.pin(peakLiveEvent, peakLive, pkLiveA, pkLiveR);
+    sampler.pin(peakAllocEvent, pkAllocL, peakAlloc, pkAllocR);
+    sampler.pin(peakResEvent, atPeak.liveBytes, atPeak.allocatedBytes, atPeak.reservedBytes);
+    sampler.pin(lastEvent, live, allocated, reserved);
+  }
+
+  return {
+    completed,
+    eventsReplayed: replayed,
+    peakLiveBytes: peakLive,
+    peakLiveEvent,
+    peakAllocatedBytes: peakAlloc,
+    peakAllocatedEvent: peakAllocEvent,
+    peakReservedBytes: peakRes,
+    peakReservedEvent: peakResEvent,
+    finalLiveBytes: live,
+    finalAllocatedBytes: allocator.allocatedBytes,
+    finalReservedBytes: allocator.reservedBytes,
+    atPeak,
+    deviceAllocCalls: allocator.deviceAllocCalls,
+    deviceFreeCalls: allocator.deviceFreeCalls,
+    oomCount,
+    ooms,
+    ignoredFrees,
+    steps: steps.sort((x, y) => x.step - y.step),
+    timeline: sampler.points(),
+    states,
+  };
+}
+
+function oomRecord(trace: Trace, allocator: OnlineAllocator, i: number, live: number, limit: number, capacityBytes: number): OomRecord {
+  const failure = allocator.lastFailure();
+  const sizeBytes = trace.size[i] as number;
+  const reserved = allocator.reservedBytes;
+  const line = trace.line[i] as number;
+  const tagIndex = trace.tag ? (trace.tag[i] as number) : 0;
+  const finite = Number.isFinite(capacityBytes);
+  return {
+    event: i,
+    line: line > 0 ? line : null,
+    step: trace.step[i] as number,
+    id: trace.ids[trace.alloc[i] as number] as string,
+    tag: tagIndex > 0 ? (trace.tags[tagIndex] as string) : null,
+    sizeBytes,
+    roundedBytes: failure.roundedBytes,
+    liveBytes: live,
+    allocatedBytes: allocator.allocatedBytes,
+    reservedBytes: reserved,
+    capacityBytes: finite ? capacityBytes : null,
+    deviceFreeBytes: finite ? capacityBytes - reserved : null,
+    largestFreeBlockBytes: allocator.largestFreeBlockBytes(),
+    freeBlocks: allocator.freeBlockCount(),
+    kind: live + sizeBytes > limit ? 'capacity' : 'fragmentation',
+    native: failure.native,
+  };
+}

@@ -1,0 +1,138 @@
+import type { Trace } from '../trace/model.js';
+import { VERSION } from '../version.js';
+import type { OomRecord, ReplayOutcome, StepRecord } from './replay.js';
+
+/** Ratios in reports are rounded to 6 decimals so that they read well and compare exactly. */
+export function ratio(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+/** The figures of one replay (the `summary` of `memsim.replay/1`). */
+export interface ReplaySummary {
+  peakLiveBytes: number;
+  peakLiveEvent: number;
+  peakAllocatedBytes: number;
+  peakReservedBytes: number;
+  peakReservedEvent: number;
+  finalLiveBytes: number;
+  finalAllocatedBytes: number;
+  finalReservedBytes: number;
+  utilization: number;
+  fragmentation: number;
+  internalFragmentation: number;
+  externalFragmentation: number;
+  overheadVsLowerBound: number;
+  deviceAllocCalls: number;
+  deviceFreeCalls: number;
+  oomCount: number;
+  /** Events replayed (fewer than the trace's when the replay stopped at an OOM). */
+  eventsReplayed: number;
+  /** Frees of allocations dropped after an OOM under `--on-oom continue`. */
+  ignoredFrees: number;
+}
+
+/** The trace section of reports. */
+export interface TraceInfo {
+  path: string;
+  format: string;
+  name: string | null;
+  events: number;
+  allocs: number;
+  frees: number;
+  steps: number;
+  /** Peak of live bytes over the whole trace: the lower bound of every allocator. */
+  peakLiveBytes: number;
+  finalLiveBytes: number;
+  /** Reconstructed events at the start (allocations live when a recorded window opened). */
+  initialEvents: number;
+  skipped: { unknownFree: number; doubleAlloc: number };
+}
+
+/** `memsim.replay/1`: the JSON report, a stable contract for CI; text and markdown show the same object. */
+export interface ReplayReport {
+  schema: 'memsim.replay/1';
+  tool: { name: 'memsim'; version: string };
+  trace: TraceInfo;
+  allocator: { name: string; options: Record<string, unknown>; stats: Record<string, unknown> };
+  capacityBytes: number | null;
+  completed: boolean;
+  summary: ReplaySummary;
+  ooms: OomRecord[];
+  steps: StepRecord[];
+  timeline: { points: [number, number, number, number][] };
+  /** Plain-language remarks from the allocator, the importer and the option resolution. */
+  notes: string[];
+  /** Extra sections added by allocators or importers (e.g. `fidelity`). */
+  [section: string]: unknown;
+}
+
+/** The trace section shared by every report. */
+export function traceInfo(trace: Trace): TraceInfo {
+  const name = typeof trace.meta.name === 'string' ? trace.meta.name : null;
+  return {
+    path: trace.path,
+    format: trace.format,
+    name,
+    events: trace.summary.events,
+    allocs: trace.summary.allocs,
+    frees: trace.summary.frees,
+    steps: trace.summary.steps,
+    peakLiveBytes: trace.summary.peakLiveBytes,
+    finalLiveBytes: trace.summary.finalLiveBytes,
+    initialEvents: trace.initialEvents,
+    skipped: { ...trace.skipped },
+  };
+}
+
+/** Derives the report figures from a replay's outcome (every definition of spec/report.md). */
+export function summarize(o: ReplayOutcome): ReplaySummary {
+  const utilization = o.peakReservedBytes > 0 ? o.peakLiveBytes / o.peakReservedBytes : 1;
+  const p = o.atPeak;
+  const internal = p.allocatedBytes > 0 ? (p.allocatedBytes - p.liveBytes) / p.allocatedBytes : 0;
+  const freeInside = p.reservedBytes - p.allocatedBytes;
+  const external = freeInside > 0 ? 1 - p.largestFreeBlockBytes / freeInside : 0;
+  const overhead = o.peakLiveBytes > 0 ? o.peakReservedBytes / o.peakLiveBytes - 1 : 0;
+  return {
+    peakLiveBytes: o.peakLiveBytes,
+    peakLiveEvent: o.peakLiveEvent,
+    peakAllocatedBytes: o.peakAllocatedBytes,
+    peakReservedBytes: o.peakReservedBytes,
+    peakReservedEvent: o.peakReservedEvent,
+    finalLiveBytes: o.finalLiveBytes,
+    finalAllocatedBytes: o.finalAllocatedBytes,
+    finalReservedBytes: o.finalReservedBytes,
+    utilization: ratio(utilization),
+    fragmentation: ratio(1 - utilization),
+    internalFragmentation: ratio(internal),
+    externalFragmentation: ratio(external),
+    overheadVsLowerBound: ratio(overhead),
+    deviceAllocCalls: o.deviceAllocCalls,
+    deviceFreeCalls: o.deviceFreeCalls,
+    oomCount: o.oomCount,
+    eventsReplayed: o.eventsReplayed,
+    ignoredFrees: o.ignoredFrees,
+  };
+}
+
+/** Assembles `memsim.replay/1`. */
+export function buildReplayReport(
+  trace: Trace,
+  allocator: { name: string; options: Record<string, unknown>; stats: Record<string, unknown> },
+  capacityBytes: number,
+  outcome: ReplayOutcome,
+  notes: string[],
+): ReplayReport {
+  return {
+    schema: 'memsim.replay/1',
+    tool: { name: 'memsim', version: VERSION },
+    trace: traceInfo(trace),
+    allocator,
+    capacityBytes: Number.isFinite(capacityBytes) ? capacityBytes : null,
+    completed: outcome.completed,
+    summary: summarize(outcome),
+    ooms: outcome.ooms,
+    steps: outcome.steps,
+    timeline: { points: outcome.timeline },
+    notes,
+  };
+}

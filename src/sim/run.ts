@@ -1,0 +1,54 @@
+import { UsageError } from '../errors.js';
+import { getAllocator, resolveOptions } from '../allocators/index.js';
+import type { OnlineAllocator } from '../allocators/types.js';
+import type { Trace } from '../trace/model.js';
+import { replayTrace, type ReplayOptions, type ReplayOutcome } from './replay.js';
+import { buildReplayReport, type ReplayReport } from './report.js';
+
+/** A replay request: which allocator, its options, the capacity, and the engine's options. */
+export interface RunOptions extends ReplayOptions {
+  /** Registered allocator name (default `naive`). */
+  allocator?: string;
+  /** Allocator options, typed or as `--option` text; validated against the registry. */
+  options?: Record<string, unknown>;
+  /** Device capacity in bytes; default the trace's `meta.capacityBytes`, else unlimited. */
+  capacityBytes?: number;
+}
+
+/** The report of a replay plus the live objects, for callers that look further (plots, tests). */
+export interface RunResult {
+  report: ReplayReport;
+  outcome: ReplayOutcome;
+  allocator: OnlineAllocator;
+}
+
+/** The capacity a run uses: the explicit one, else the trace's own, else unlimited. */
+export function effectiveCapacity(trace: Trace, capacityBytes?: number): number {
+  if (capacityBytes !== undefined) return capacityBytes;
+  const fromTrace = trace.meta.capacityBytes;
+  return typeof fromTrace === 'number' ? fromTrace : Infinity;
+}
+
+/** Replays a trace through a registered allocator and builds the `memsim.replay/1` report. */
+export function replay(trace: Trace, run: RunOptions = {}): RunResult {
+  const def = getAllocator(run.allocator ?? 'naive');
+  const resolved = resolveOptions(def, run.options ?? {}, trace);
+  if (def.needsRecordedHistory && !trace.recorded) {
+    throw new UsageError(`allocator "${def.name}" needs a trace with a recorded history`);
+  }
+  const capacity = effectiveCapacity(trace, run.capacityBytes);
+  const allocator = def.create(resolved.values as never, { capacityBytes: capacity, trace });
+  const outcome = replayTrace(trace, allocator, capacity, run);
+  const notes = [...resolved.notes, ...(trace.recorded?.notes ?? []), ...(allocator.notes?.() ?? [])];
+  const report = buildReplayReport(
+    trace,
+    { name: def.name, options: resolved.values, stats: allocator.stats() },
+    capacity,
+    outcome,
+    notes,
+  );
+  for (const [key, value] of Object.entries(allocator.reportSections?.() ?? {})) {
+    if (!(key in report)) report[key] = value;
+  }
+  return { report, outcome, allocator };
+}

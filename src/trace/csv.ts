@@ -1,0 +1,194 @@
+import type { ByteSource } from './source.js';
+
+/**
+ * A streaming RFC 4180 record scanner: finds the fields of one record (quoted fields may hold commas,
+ * doubled quotes and line breaks) and decodes them on demand. Lines starting with `#` (outside a
+ * record) are comments; blank lines are skipped.
+ */
+export class CsvScanner {
+  pos = 0;
+  /** 1-based line where the current record starts. */
+  line = 0;
+  private nextLine = 1;
+  /** Field boundaries of the current record: start and end (exclusive) offsets into src.buf. */
+  starts: Int32Array = new Int32Array(16);
+  ends: Int32Array = new Int32Array(16);
+  quoted = new Uint8Array(16);
+  count = 0;
+  /** Offset where the current record starts (for columns). */
+  recordStart = 0;
+  /** A problem found while scanning the record (unterminated quote, text after a closing quote). */
+  error: { col: number; message: string } | null = null;
+
+  constructor(readonly src: ByteSource) {}
+
+  private byte(p: number): number {
+    if (p >= this.src.end && !this.src.fill()) return -1;
+    return this.src.buf[p] as number;
+  }
+
+  private push(start: number, end: number, quoted: boolean): void {
+    if (this.count === this.starts.length) {
+      const grow = (a: Int32Array): Int32Array => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.starts = grow(this.starts);
+      this.ends = grow(this.ends);
+      const q = new Uint8Array(this.quoted.length * 2);
+      q.set(this.quoted);
+      this.quoted = q;
+    }
+    this.starts[this.count] = start;
+    this.ends[this.count] = end;
+    this.quoted[this.count] = quoted ? 1 : 0;
+    this.count++;
+  }
+
+  /** Scans the next record; false at end of input. */
+  next(): boolean {
+    for (;;) {
+      let c = this.byte(this.pos);
+      if (c < 0) return false;
+      this.line = this.nextLine;
+      if (c === 0x0a || c === 0x0d) {
+        // blank line
+        if (c === 0x0d && this.byte(this.pos + 1) === 0x0a) this.pos++;
+        this.pos++;
+        this.nextLine++;
+        continue;
+      }
+      if (c === 0x23) {
+        while ((c = this.byte(this.pos)) >= 0 && c !== 0x0a) this.pos++;
+        if (c === 0x0a) this.pos++;
+        this.nextLine++;
+        continue;
+      }
+      this.scanRecord();
+      return true;
+    }
+  }
+
+  private scanRecord(): void {
+    this.count = 0;
+    this.error = null;
+    this.recordStart = this.pos;
+    let p = this.pos;
+    for (;;) {
+      let c = this.byte(p);
+      if (c === 0x22) {
+        const start = p + 1;
+        p = start;
+        for (;;) {
+          c = this.byte(p);
+          if (c < 0) {
+            this.error ??= { col: start - this.recordStart, message: 'unterminated quoted field' };
+            this.push(start, p, true);
+            this.pos = p;
+            return;
+          }
+          if (c === 0x22) {
+            if (this.byte(p + 1) === 0x22) {
+              p += 2;
+              continue;
+            }
+            break;
+          }
+          if (c === 0x0a) this.nextLine++;
+          p++;
+        }
+        this.push(start, p, true);
+        p++; // closing quote
+        c = this.byte(p);
+        if (c !== 0x2c && c !== 0x0a && c !== 0x0d && c >= 0) {
+          this.error ??= { col: p - this.recordStart + 1, message: 'unexpected text after a closing quote' };
+          while ((c = this.byte(p)) >= 0 && c !== 0x2c && c !== 0x0a) p++;
+        }
+      } else {
+        const start = p;
+        while ((c = this.byte(p)) >= 0 && c !== 0x2c && c !== 0x0a) {
+          if (c === 0x22) this.error ??= { col: p - this.recordStart + 1, message: 'a quote inside an unquoted field' };
+          p++;
+        }
+        let end = p;
+        if (end > start && this.src.buf[end - 1] === 0x0d && c !== 0x2c) end--;
+        this.push(start, end, false);
+      }
+      c = this.byte(p);
+      if (c === 0x2c) {
+        p++;
+        continue;
+      }
+      if (c === 0x0d && this.byte(p + 1) === 0x0a) p++;
+      if (c >= 0) p++;
+      this.nextLine++;
+      this.pos = p;
+      return;
+    }
+  }
+
+  /** 1-based column of field `i` in the record's first line. */
+  col(i: number): number {
+    if (i < 0 || i >= this.count) return 0;
+    return (this.starts[i] as number) - this.recordStart + 1 - ((this.quoted[i] as number) ? 1 : 0);
+  }
+
+  isEmpty(i: number): boolean {
+    return i >= this.count || this.starts[i] === this.ends[i];
+  }
+
+  /** Field `i` decoded as text ('' when the record has fewer fields). */
+  text(i: number): string {
+    if (i >= this.count) return '';
+    const s = this.src.buf.toString('utf8', this.starts[i], this.ends[i]);
+    return this.quoted[i] ? s.replace(/""/g, '"') : s;
+  }
+
+  /** True when field `i` is exactly `word` (unquoted ASCII comparison). */
+  equals(i: number, word: string): boolean {
+    if (i >= this.count) return false;
+    const start = this.starts[i] as number;
+    if ((this.ends[i] as number) - start !== word.length) return false;
+    const b = this.src.buf;
+    for (let k = 0; k < word.length; k++) if (b[start + k] !== word.charCodeAt(k)) return false;
+    return true;
+  }
+
+  /**
+   * Field `i` as a number: plain decimal integers without building a string; anything else through
+   * `Number()`. Returns the text itself when it is not a number (so the checker can quote it), and
+   * undefined when the field is empty.
+   */
+  number(i: number): number | string | undefined {
+    if (this.isEmpty(i)) return undefined;
+    const b = this.src.buf;
+    const start = this.starts[i] as number;
+    const end = this.ends[i] as number;
+    if (!this.quoted[i] && end - start <= 15) {
+      let v = 0;
+      let q = start;
+      const neg = b[q] === 0x2d;
+      if (neg) q++;
+      let ok = q < end;
+      for (; q < end; q++) {
+        const d = (b[q] as number) - 0x30;
+        if (d < 0 || d > 9) {
+          ok = false;
+          break;
+        }
+        v = v * 10 + d;
+      }
+      if (ok) return neg ? -v : v;
+    }
+    const t = this.text(i).trim();
+    const n = t === '' ? NaN : Number(t);
+    return Number.isNaN(n) ? t : n;
+  }
+
+  /** Drops consumed input (call between records). */
+  release(): void {
+    const shift = this.src.discard(this.pos);
+    this.pos -= shift;
+  }
+}

@@ -1,0 +1,114 @@
+import type { TraceBuilder } from './builder.js';
+
+/**
+ * The raw values of one event's known fields, as a reader found them (JSON values, or numbers and
+ * strings converted from CSV text). `undefined` means absent. One instance is reused for every event.
+ */
+export class RawEvent {
+  op: unknown = undefined;
+  id: unknown = undefined;
+  size: unknown = undefined;
+  step: unknown = undefined;
+  stream: unknown = undefined;
+  tag: unknown = undefined;
+  time: unknown = undefined;
+  /** 1-based column where each field's value starts (0 when the reader does not know it). */
+  readonly cols: Record<EventField, number> = { op: 0, id: 0, size: 0, step: 0, stream: 0, tag: 0, time: 0 };
+
+  reset(): void {
+    this.op = this.id = this.size = this.step = this.stream = this.tag = this.time = undefined;
+    const c = this.cols;
+    c.op = c.id = c.size = c.step = c.stream = c.tag = c.time = 0;
+  }
+}
+
+export type EventField = 'op' | 'id' | 'size' | 'step' | 'stream' | 'tag' | 'time';
+
+/** Fills a {@link RawEvent} from an already-parsed object (first JSONL line, bare arrays of objects). */
+export function rawFromObject(obj: Record<string, unknown>, ev: RawEvent): void {
+  ev.reset();
+  ev.op = obj['op'];
+  ev.id = obj['id'];
+  ev.size = obj['size'];
+  ev.step = obj['step'];
+  ev.stream = obj['stream'];
+  ev.tag = obj['tag'];
+  ev.time = obj['time'];
+}
+
+function describe(v: unknown): string {
+  if (typeof v === 'string') return `"${v.length > 40 ? v.slice(0, 40) + '…' : v}"`;
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  return String(v);
+}
+
+/**
+ * Checks one event's fields against the trace format and hands it to the builder, or records the
+ * first problem (with its field) and skips the event.
+ */
+export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
+  const bad = (field: EventField, message: string): void => {
+    const col = ev.cols[field];
+    b.problem(col === 0 ? { line, field, message } : { line, col, field, message });
+  };
+  const op = ev.op;
+  if (op === undefined || op === null) return bad('op', 'missing field "op" (expected "alloc" or "free")');
+  if (op !== 'alloc' && op !== 'free') return bad('op', `unknown op ${describe(op)} (expected "alloc" or "free")`);
+
+  let id: string;
+  const rawId = ev.id;
+  if (typeof rawId === 'string') {
+    if (rawId === '') return bad('id', 'id must not be empty');
+    id = rawId;
+  } else if (typeof rawId === 'number') {
+    if (!Number.isSafeInteger(rawId)) return bad('id', `id must be a string or an integer, got ${rawId}`);
+    id = String(rawId);
+  } else if (rawId === undefined || rawId === null) {
+    return bad('id', 'missing field "id"');
+  } else {
+    return bad('id', `id must be a string or an integer, got ${describe(rawId)}`);
+  }
+
+  let step: number | undefined;
+  if (ev.step !== undefined && ev.step !== null) {
+    if (typeof ev.step !== 'number' || !Number.isSafeInteger(ev.step)) {
+      return bad('step', `step must be an integer, got ${describe(ev.step)}`);
+    }
+    step = ev.step;
+  }
+  let stream: number | undefined;
+  if (ev.stream !== undefined && ev.stream !== null) {
+    if (typeof ev.stream !== 'number' || !Number.isSafeInteger(ev.stream) || ev.stream < 0) {
+      return bad('stream', `stream must be a non-negative integer, got ${describe(ev.stream)}`);
+    }
+    stream = ev.stream;
+  }
+  let time: number | undefined;
+  if (ev.time !== undefined && ev.time !== null) {
+    if (typeof ev.time !== 'number' || !Number.isFinite(ev.time)) {
+      return bad('time', `time must be a number, got ${describe(ev.time)}`);
+    }
+    time = ev.time;
+  }
+
+  if (op === 'free') {
+    b.addFree(id, step, stream, time, line);
+    return;
+  }
+
+  const size = ev.size;
+  if (size === undefined || size === null) return bad('size', 'missing field "size" on an alloc');
+  if (typeof size !== 'number') return bad('size', `size must be an integer number of bytes, got ${describe(size)}`);
+  if (!Number.isInteger(size)) return bad('size', `size must be an integer number of bytes, got ${size}`);
+  if (size < 0) return bad('size', `size must not be negative, got ${size}`);
+  if (!Number.isSafeInteger(size)) return bad('size', `size ${size} is larger than 2^53-1 bytes`);
+
+  let tag: string | undefined;
+  if (ev.tag !== undefined && ev.tag !== null) {
+    if (typeof ev.tag !== 'string') return bad('tag', `tag must be a string, got ${describe(ev.tag)}`);
+    tag = ev.tag;
+  }
+  b.addAlloc(id, size, step, stream ?? 0, tag, time, line);
+}

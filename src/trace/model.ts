@@ -1,0 +1,135 @@
+/**
+ * The trace model: a columnar sequence of alloc/free events.
+ *
+ * Columns are typed arrays indexed by event; per-allocation tables are indexed by the allocation
+ * number (the ordinal of its alloc event). A free event stores the allocation number it frees, so the
+ * replay engine never looks up ids by string.
+ */
+
+export const OP_ALLOC = 0;
+export const OP_FREE = 1;
+
+/** Free-form description of a trace; `capacityBytes` is the default `--capacity`. */
+export interface TraceMeta {
+  name?: string;
+  source?: string;
+  capacityBytes?: number;
+  [key: string]: unknown;
+}
+
+/** Events that `--lenient` skipped, by reason. Nothing is dropped silently. */
+export interface SkippedCounts {
+  /** Frees of an id that was not live (never allocated, or already freed). */
+  unknownFree: number;
+  /** Allocs of an id that was still live. */
+  doubleAlloc: number;
+}
+
+/** Figures the reader computes in its single pass (they do not depend on any allocator). */
+export interface TraceSummary {
+  events: number;
+  allocs: number;
+  frees: number;
+  /** Number of distinct step ids. */
+  steps: number;
+  peakLiveBytes: number;
+  /** Event index at which live bytes first reached their peak (-1 for an empty trace). */
+  peakLiveEvent: number;
+  finalLiveBytes: number;
+  /** Allocations still live at the end of the trace (leaks, or a window that ends mid-step). */
+  finalLiveAllocs: number;
+}
+
+/**
+ * A trace in memory. Sizes are exact integer bytes (safe integers), addresses never appear here
+ * except in {@link Trace.recorded}, which importers of real allocator histories fill.
+ */
+export interface Trace {
+  /** The file as the user named it (`-` for standard input). */
+  path: string;
+  /** The reader that produced it: `json`, `jsonl`, `csv`, `pytorch-snapshot`, … */
+  format: string;
+  meta: TraceMeta;
+  /** Number of events. */
+  length: number;
+  /** {@link OP_ALLOC} or {@link OP_FREE} per event. */
+  op: Uint8Array;
+  /** Allocation number per event: the allocation created (alloc) or released (free). */
+  alloc: Uint32Array;
+  /** Requested bytes per event; on a free, the requested bytes of the allocation it releases. */
+  size: Float64Array;
+  /** Step id per event. */
+  step: Float64Array;
+  /** Stream per event, or null when every event is on stream 0. */
+  stream: Float64Array | null;
+  /** Tag index per event into {@link Trace.tags} (0 = no tag), or null when no event has a tag. */
+  tag: Uint32Array | null;
+  /** Timestamp per event, or null when no event has one. */
+  time: Float64Array | null;
+  /** 1-based source line per event (0 when the event was synthesized, e.g. reconstructed). */
+  line: Uint32Array;
+  /** Interned tags; `tags[0]` is the empty string. */
+  tags: string[];
+  /** Number of allocations (alloc events). */
+  allocCount: number;
+  /** The id of each allocation, as written in the source (integers as decimal strings). */
+  ids: string[];
+  /** Event index of each allocation's alloc. */
+  allocEvent: Uint32Array;
+  /** Event index of each allocation's free, or -1 when it is never freed. */
+  freeEvent: Int32Array;
+  summary: TraceSummary;
+  skipped: SkippedCounts;
+  /**
+   * Number of leading events that are not in the source but reconstructed (e.g. allocations that were
+   * live when a snapshot's window opened). They count as events everywhere.
+   */
+  initialEvents: number;
+  /** Importer-specific record of what the real allocator did (addresses, segments, settings). */
+  recorded?: RecordedHistory;
+}
+
+/**
+ * What a real allocator recorded alongside the events: the address of each allocation and the
+ * device segments. Importers (PyTorch snapshots, TensorFlow logs) fill what they have.
+ */
+export interface RecordedHistory {
+  /** Which allocator recorded it, e.g. `pytorch-caching`, `tensorflow-bfc`. */
+  allocator: string;
+  /** Recorded address per allocation (NaN where unknown). */
+  address: Float64Array;
+  /** Recorded allocated (rounded) bytes per allocation (NaN where unknown). */
+  allocatedBytes: Float64Array;
+  /** Device segments over time, ordered by event. */
+  segmentEvents: RecordedSegmentEvent[];
+  /** Segments that existed before the first event. */
+  initialSegments: RecordedSegment[];
+  /** Allocator settings in force when recording, as the source names them. */
+  settings?: Record<string, unknown>;
+  /** Segments at the end, as the source states them (for checking a replay of the history). */
+  finalSegments?: RecordedSegment[];
+  /** Importer notes for the report (e.g. how the initial state was reconstructed). */
+  notes?: string[];
+  /** Anything else the importer wants to carry to the allocators that understand it. */
+  extra?: Record<string, unknown>;
+}
+
+/** A device segment (PyTorch) or region (TensorFlow). */
+export interface RecordedSegment {
+  address: number;
+  sizeBytes: number;
+  stream: number;
+  /** `small` or `large` pool (PyTorch), when known. */
+  pool?: string;
+  isExpandable?: boolean;
+}
+
+/** A change of the device segments, placed before event `beforeEvent`. */
+export interface RecordedSegmentEvent {
+  /** The segment change happened just before this event index (length = after the last event). */
+  beforeEvent: number;
+  action: 'alloc' | 'free' | 'map' | 'unmap';
+  address: number;
+  sizeBytes: number;
+  stream: number;
+}

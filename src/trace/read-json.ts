@@ -1,0 +1,253 @@
+import type { TraceBuilder } from './builder.js';
+import { addRawEvent, RawEvent } from './event-fields.js';
+import { JsonScanner, JsonSyntaxError } from './json-scanner.js';
+import type { TraceMeta } from './model.js';
+import type { ByteSource } from './source.js';
+
+/** Release consumed input once this many bytes have been parsed (keeps memory flat). */
+const RELEASE_AFTER = 1 << 20;
+
+const enum Key {
+  Unknown,
+  Op,
+  Id,
+  Size,
+  Step,
+  Stream,
+  Tag,
+  Time,
+}
+
+/**
+ * Reads the key string at `pos` (the opening quote) and returns which event field it names, without
+ * building a string for the common keys.
+ */
+function readKey(sc: JsonScanner): Key {
+  const start = sc.pos + 1;
+  let p = start;
+  for (;;) {
+    if (p >= sc.src.end && !sc.src.fill()) sc.fail('unterminated string', start - 1);
+    const c = sc.src.buf[p] as number;
+    if (c === 0x22) break;
+    if (c === 0x5c || p - start > 6) return keyFromString(sc.parseString());
+    p++;
+  }
+  const b = sc.src.buf;
+  const len = p - start;
+  sc.pos = p + 1;
+  const c0 = b[start];
+  switch (len) {
+    case 2:
+      if (c0 === 0x6f && b[start + 1] === 0x70) return Key.Op; // op
+      if (c0 === 0x69 && b[start + 1] === 0x64) return Key.Id; // id
+      return Key.Unknown;
+    case 3:
+      return c0 === 0x74 && b[start + 1] === 0x61 && b[start + 2] === 0x67 ? Key.Tag : Key.Unknown;
+    case 4:
+      if (bytesEqual(b, start, 'size')) return Key.Size;
+      if (bytesEqual(b, start, 'step')) return Key.Step;
+      if (bytesEqual(b, start, 'time')) return Key.Time;
+      return Key.Unknown;
+    case 6:
+      return bytesEqual(b, start, 'stream') ? Key.Stream : Key.Unknown;
+    default:
+      return Key.Unknown;
+  }
+}
+
+function bytesEqual(b: Buffer, at: number, word: string): boolean {
+  for (let k = 0; k < word.length; k++) if (b[at + k] !== word.charCodeAt(k)) return false;
+  return true;
+}
+
+function keyFromString(k: string): Key {
+  switch (k) {
+    case 'op': return Key.Op;
+    case 'id': return Key.Id;
+    case 'size': return Key.Size;
+    case 'step': return Key.Step;
+    case 'stream': return Key.Stream;
+    case 'tag': return Key.Tag;
+    case 'time': return Key.Time;
+    default: return Key.Unknown;
+  }
+}
+
+/** Parses one event object at `pos` (an opening brace) into `ev`. */
+export function parseEventObject(sc: JsonScanner, ev: RawEvent): void {
+  ev.reset();
+  sc.pos++;
+  let c = sc.ws();
+  if (c === 0x7d) {
+    sc.pos++;
+    return;
+  }
+  for (;;) {
+    if (c !== 0x22) sc.fail(`expected a key string, found ${sc.describeHere()}`);
+    const key = readKey(sc);
+    sc.expect(0x3a, '":"');
+    switch (key) {
+      case Key.Op:
+        c = sc.ws();
+        if (c === 0x22) {
+          sc.pos++;
+          if (sc.matchStringLiteral('alloc')) ev.op = 'alloc';
+          else if (sc.matchStringLiteral('free')) ev.op = 'free';
+          else {
+            sc.pos--;
+            ev.op = sc.parseString();
+          }
+        } else {
+          ev.op = sc.parseValue();
+        }
+        break;
+      case Key.Id: ev.id = sc.parseValue(); break;
+      case Key.Size: ev.size = sc.parseValue(); break;
+      case Key.Step: ev.step = sc.parseValue(); break;
+      case Key.Stream: ev.stream = sc.parseValue(); break;
+      case Key.Tag: ev.tag = sc.parseValue(); break;
+      case Key.Time: ev.time = sc.parseValue(); break;
+      default: sc.skipValue();
+    }
+    c = sc.ws();
+    if (c === 0x2c) {
+      sc.pos++;
+      c = sc.ws();
+    } else if (c === 0x7d) {
+      sc.pos++;
+      return;
+    } else {
+      sc.fail(`expected "," or "}", found ${sc.describeHere()}`);
+    }
+  }
+}
+
+/** Checks a header object's `format`/`version` and returns its meta, or records a problem. */
+export function readHeader(header: Record<string, unknown>, b: TraceBuilder, line: number): TraceMeta {
+  const format = header['format'];
+  if (format !== undefined && format !== 'memsim-trace') {
+    b.problem({ line, field: 'format', message: `not a memsim trace (format "${String(format)}"; expected "memsim-trace")` });
+  }
+  const version = header['version'];
+  if (version !== undefined && version !== 1) {
+    b.problem({ line, field: 'version', message: `unsupported version ${JSON.stringify(version)} (this memsim reads version 1)` });
+  }
+  return readMeta(header['meta'], b, line);
+}
+
+function readMeta(meta: unknown, b: TraceBuilder, line: number): TraceMeta {
+  if (meta === undefined || meta === null) return {};
+  if (typeof meta !== 'object' || Array.isArray(meta)) {
+    b.problem({ line, field: 'meta', message: 'meta must be an object' });
+    return {};
+  }
+  const m = meta as TraceMeta;
+  const cap = m.capacityBytes;
+  if (cap !== undefined && (typeof cap !== 'number' || !Number.isSafeInteger(cap) || cap <= 0)) {
+    b.problem({ line, field: 'meta.capacityBytes', message: `capacityBytes must be a positive integer, got ${JSON.stringify(cap)}` });
+    delete m.capacityBytes;
+  }
+  return m;
+}
+
+function parseEventsArray(sc: JsonScanner, b: TraceBuilder): void {
+  const ev = new RawEvent();
+  sc.expect(0x5b, '"[" (the events array)');
+  let c = sc.ws();
+  if (c === 0x5d) {
+    sc.pos++;
+    return;
+  }
+  for (;;) {
+    const line = sc.line;
+    if (c === 0x7b) {
+      parseEventObject(sc, ev);
+      addRawEvent(b, ev, line);
+    } else {
+      if (c < 0) sc.fail('unexpected end of input inside the events array');
+      b.problem({ line, col: sc.col(), message: 'an event must be a JSON object' });
+      sc.skipValue();
+    }
+    c = sc.ws();
+    if (c === 0x2c) {
+      sc.pos++;
+      if (sc.pos > RELEASE_AFTER) sc.release();
+      c = sc.ws();
+    } else if (c === 0x5d) {
+      sc.pos++;
+      return;
+    } else {
+      sc.fail(`expected "," or "]" after an event, found ${sc.describeHere()}`);
+    }
+  }
+}
+
+/**
+ * Reads a memsim JSON trace (`{"format":"memsim-trace","version":1,"meta":…,"events":[…]}` or a bare
+ * array of events), streaming: the events array is never held as a whole.
+ */
+export function readJson(src: ByteSource, b: TraceBuilder): void {
+  const sc = new JsonScanner(src);
+  try {
+    const c = sc.ws();
+    if (c === 0x5b) {
+      parseEventsArray(sc, b);
+    } else if (c === 0x7b) {
+      readTopObject(sc, b);
+    } else {
+      sc.fail(
+        c < 0
+          ? 'empty file (expected a memsim trace)'
+          : `expected a memsim trace (an object with "events", or an array of events), found ${sc.describeHere()}`,
+      );
+    }
+    if (sc.ws() >= 0) sc.fail(`unexpected ${sc.describeHere()} after the end of the trace`);
+  } catch (e) {
+    if (!(e instanceof JsonSyntaxError)) throw e;
+    b.problem({ line: e.line, col: e.col, message: e.message });
+    src.close();
+  }
+}
+
+function readTopObject(sc: JsonScanner, b: TraceBuilder): void {
+  const topLine = sc.line;
+  sc.pos++;
+  let sawEvents = false;
+  const header: Record<string, unknown> = {};
+  let c = sc.ws();
+  if (c === 0x7d) {
+    sc.pos++;
+  } else {
+    for (;;) {
+      if (c !== 0x22) sc.fail(`expected a key string, found ${sc.describeHere()}`);
+      const keyLine = sc.line;
+      const key = sc.parseString();
+      sc.expect(0x3a, '":"');
+      if (key === 'events') {
+        if (sc.ws() !== 0x5b) {
+          b.problem({ line: keyLine, field: 'events', message: '"events" must be an array of events' });
+          sc.skipValue();
+        } else {
+          parseEventsArray(sc, b);
+        }
+        sawEvents = true;
+      } else if (key === 'format' || key === 'version' || key === 'meta') {
+        header[key] = sc.parseValue();
+      } else {
+        sc.skipValue();
+      }
+      c = sc.ws();
+      if (c === 0x2c) {
+        sc.pos++;
+        c = sc.ws();
+      } else if (c === 0x7d) {
+        sc.pos++;
+        break;
+      } else {
+        sc.fail(`expected "," or "}", found ${sc.describeHere()}`);
+      }
+    }
+  }
+  b.meta = readHeader(header, b, topLine);
+  if (!sawEvents) b.problem({ line: topLine, field: 'events', message: 'no "events" array in the trace' });
+}

@@ -1,0 +1,139 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { OP_ALLOC, type Trace, type TraceMeta } from './model.js';
+
+/** Output formats memsim writes. */
+export type WriteFormat = 'json' | 'jsonl' | 'csv';
+
+/** Receives events one at a time (generators, converters). */
+export interface EventSink {
+  alloc(id: string, sizeBytes: number, step: number, tag?: string, stream?: number, time?: number): void;
+  free(id: string, step: number, stream?: number, time?: number): void;
+}
+
+/** Appends text to a file descriptor through a buffer. */
+class BufferedOut {
+  private parts: string[] = [];
+  private bytes = 0;
+  constructor(private readonly fd: number) {}
+  write(s: string): void {
+    this.parts.push(s);
+    this.bytes += s.length;
+    if (this.bytes > 1 << 20) this.flush();
+  }
+  flush(): void {
+    if (this.parts.length === 0) return;
+    const buf = Buffer.from(this.parts.join(''), 'utf8');
+    let off = 0;
+    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
+    this.parts = [];
+    this.bytes = 0;
+  }
+}
+
+function csvField(s: string): string {
+  return /[",\n\r]/.test(s) || s.startsWith('#') ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/**
+ * Writes a trace in memsim's own formats, one event per line (also in JSON, so that error lines
+ * point at events), streaming to a file or standard output.
+ */
+export class TraceWriter implements EventSink {
+  private readonly out: BufferedOut;
+  private readonly fd: number;
+  private readonly ownsFd: boolean;
+  private first = true;
+  private readonly hasStream: boolean;
+  private readonly hasTime: boolean;
+
+  /**
+   * @param path file to write, or `-` for standard output
+   * @param columns optional columns to include in CSV (stream, time)
+   */
+  constructor(
+    path: string,
+    readonly format: WriteFormat,
+    meta: TraceMeta,
+    columns: { stream?: boolean; time?: boolean } = {},
+  ) {
+    this.ownsFd = path !== '-';
+    this.fd = this.ownsFd ? openSync(path, 'w') : 1;
+    this.out = new BufferedOut(this.fd);
+    this.hasStream = columns.stream ?? false;
+    this.hasTime = columns.time ?? false;
+    const header = { format: 'memsim-trace', version: 1, meta };
+    if (format === 'json') {
+      this.out.write(`{"format":"memsim-trace","version":1,"meta":${JSON.stringify(meta)},"events":[\n`);
+    } else if (format === 'jsonl') {
+      this.out.write(JSON.stringify(header) + '\n');
+    } else {
+      if (meta.name) this.out.write(`# ${String(meta.name).replace(/\n/g, ' ')}\n`);
+      this.out.write(`op,id,size,step,tag${this.hasStream ? ',stream' : ''}${this.hasTime ? ',time' : ''}\n`);
+    }
+  }
+
+  private jsonEvent(obj: string): void {
+    if (this.format === 'json') {
+      this.out.write(this.first ? obj : `,\n${obj}`);
+    } else {
+      this.out.write(obj + '\n');
+    }
+    this.first = false;
+  }
+
+  alloc(id: string, sizeBytes: number, step: number, tag?: string, stream?: number, time?: number): void {
+    if (this.format === 'csv') {
+      let row = `alloc,${csvField(id)},${sizeBytes},${step},${tag === undefined ? '' : csvField(tag)}`;
+      if (this.hasStream) row += `,${stream ?? 0}`;
+      if (this.hasTime) row += `,${time ?? ''}`;
+      this.out.write(row + '\n');
+      return;
+    }
+    let s = `{"op":"alloc","id":${JSON.stringify(id)},"size":${sizeBytes},"step":${step}`;
+    if (tag !== undefined) s += `,"tag":${JSON.stringify(tag)}`;
+    if (stream !== undefined && stream !== 0) s += `,"stream":${stream}`;
+    if (time !== undefined) s += `,"time":${time}`;
+    this.jsonEvent(s + '}');
+  }
+
+  free(id: string, step: number, stream?: number, time?: number): void {
+    if (this.format === 'csv') {
+      let row = `free,${csvField(id)},,${step},`;
+      if (this.hasStream) row += `,${stream ?? 0}`;
+      if (this.hasTime) row += `,${time ?? ''}`;
+      this.out.write(row + '\n');
+      return;
+    }
+    let s = `{"op":"free","id":${JSON.stringify(id)},"step":${step}`;
+    if (stream !== undefined && stream !== 0) s += `,"stream":${stream}`;
+    if (time !== undefined) s += `,"time":${time}`;
+    this.jsonEvent(s + '}');
+  }
+
+  /** Finishes the document and closes the file. */
+  end(): void {
+    if (this.format === 'json') this.out.write(this.first ? ']}\n' : '\n]}\n');
+    this.out.flush();
+    if (this.ownsFd) closeSync(this.fd);
+  }
+}
+
+/** Writes a whole in-memory trace (for `memsim convert`). */
+export function writeTrace(trace: Trace, path: string, format: WriteFormat): void {
+  const w = new TraceWriter(path, format, trace.meta, { stream: trace.stream !== null, time: trace.time !== null });
+  for (let i = 0; i < trace.length; i++) {
+    const a = trace.alloc[i] as number;
+    const id = trace.ids[a] as string;
+    const step = trace.step[i] as number;
+    const stream = trace.stream ? (trace.stream[i] as number) : undefined;
+    const t = trace.time ? (trace.time[i] as number) : NaN;
+    const time = Number.isNaN(t) ? undefined : t;
+    if (trace.op[i] === OP_ALLOC) {
+      const tagIndex = trace.tag ? (trace.tag[i] as number) : 0;
+      w.alloc(id, trace.size[i] as number, step, tagIndex > 0 ? trace.tags[tagIndex] : undefined, stream, time);
+    } else {
+      w.free(id, step, stream, time);
+    }
+  }
+  w.end();
+}

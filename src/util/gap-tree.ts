@@ -1,0 +1,328 @@
+/**
+ * Free address ranges of a simulated address space, as a treap keyed by start address and augmented
+ * with the largest gap in each subtree, so that first fit (lowest address that fits) is O(log n).
+ */
+export class GapTree {
+  private start: Float64Array;
+  private len: Float64Array;
+  private mx: Float64Array;
+  private left: Int32Array;
+  private right: Int32Array;
+  private prio: Uint32Array;
+  private root = -1;
+  private used = 0;
+  private freeHead = -1;
+  private seed = 0x2545f491;
+  /** Number of gaps. */
+  count = 0;
+
+  constructor(initialCapacity = 64) {
+    const n = Math.max(4, initialCapacity);
+    this.start = new Float64Array(n);
+    this.len = new Float64Array(n);
+    this.mx = new Float64Array(n);
+    this.left = new Int32Array(n);
+    this.right = new Int32Array(n);
+    this.prio = new Uint32Array(n);
+  }
+
+  private grow(): void {
+    const n = this.start.length * 2;
+    const f = (a: Float64Array): Float64Array => {
+      const b = new Float64Array(n);
+      b.set(a);
+      return b;
+    };
+    const i = (a: Int32Array): Int32Array => {
+      const b = new Int32Array(n);
+      b.set(a);
+      return b;
+    };
+    this.start = f(this.start);
+    this.len = f(this.len);
+    this.mx = f(this.mx);
+    this.left = i(this.left);
+    this.right = i(this.right);
+    const p = new Uint32Array(n);
+    p.set(this.prio);
+    this.prio = p;
+  }
+
+  private nextPrio(): number {
+    let x = this.seed;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    this.seed = x;
+    return x;
+  }
+
+  private maxOf(t: number): number {
+    return t < 0 ? 0 : (this.mx[t] as number);
+  }
+
+  private pull(t: number): void {
+    const l = this.left[t] as number;
+    const r = this.right[t] as number;
+    let m = this.len[t] as number;
+    if (l >= 0 && (this.mx[l] as number) > m) m = this.mx[l] as number;
+    if (r >= 0 && (this.mx[r] as number) > m) m = this.mx[r] as number;
+    this.mx[t] = m;
+  }
+
+  /** Largest gap. */
+  get largest(): number {
+    return this.maxOf(this.root);
+  }
+
+  /** Adds a free range, merging with touching neighbours. */
+  release(addr: number, size: number): void {
+    if (size <= 0) return;
+    const end = addr + size;
+    const pred = this.floorNode(addr);
+    const succ = this.ceilNode(addr);
+    const joinsPred = pred >= 0 && (this.start[pred] as number) + (this.len[pred] as number) === addr;
+    const joinsSucc = succ >= 0 && this.start[succ] === end;
+    if (joinsPred && joinsSucc) {
+      const succLen = this.len[succ] as number;
+      this.root = this.removeAt(this.root, this.start[succ] as number);
+      this.len[pred] = (this.len[pred] as number) + size + succLen;
+      this.refresh(this.start[pred] as number);
+    } else if (joinsPred) {
+      this.len[pred] = (this.len[pred] as number) + size;
+      this.refresh(this.start[pred] as number);
+    } else if (joinsSucc) {
+      // Moving the start down keeps the order: nothing lies between pred and succ.
+      this.start[succ] = addr;
+      this.len[succ] = (this.len[succ] as number) + size;
+      this.refresh(addr);
+    } else {
+      this.insertNew(addr, size);
+    }
+  }
+
+  /**
+   * Takes the lowest-addressed range of `size` bytes whose start is a multiple of `align`.
+   * @returns its address, or -1 when no gap fits.
+   */
+  takeFirstFit(size: number, align: number): number {
+    let minStart = -Infinity;
+    for (;;) {
+      const t = this.firstFitFrom(this.root, minStart, size);
+      if (t < 0) return -1;
+      const s = this.start[t] as number;
+      const l = this.len[t] as number;
+      const a = Math.ceil(s / align) * align;
+      if (a + size <= s + l) {
+        this.carve(t, a, size);
+        return a;
+      }
+      minStart = s + 1;
+    }
+  }
+
+  /** Takes exactly [addr, addr+size) if it is free; false otherwise. */
+  takeAt(addr: number, size: number): boolean {
+    const t = this.floorNode(addr);
+    if (t < 0) return false;
+    const s = this.start[t] as number;
+    if (addr + size > s + (this.len[t] as number)) return false;
+    this.carve(t, addr, size);
+    return true;
+  }
+
+  /** Calls fn(start, length) for each gap in address order. */
+  forEach(fn: (start: number, length: number) => void): void {
+    const stack: number[] = [];
+    let t = this.root;
+    while (t >= 0 || stack.length > 0) {
+      while (t >= 0) {
+        stack.push(t);
+        t = this.left[t] as number;
+      }
+      t = stack.pop() as number;
+      fn(this.start[t] as number, this.len[t] as number);
+      t = this.right[t] as number;
+    }
+  }
+
+  /** Removes [a, a+size) from gap t, which contains it. */
+  private carve(t: number, a: number, size: number): void {
+    const s = this.start[t] as number;
+    const l = this.len[t] as number;
+    const tailStart = a + size;
+    const tailLen = s + l - tailStart;
+    if (a === s) {
+      if (tailLen === 0) {
+        this.root = this.removeAt(this.root, s);
+      } else {
+        this.start[t] = tailStart;
+        this.len[t] = tailLen;
+        this.refresh(tailStart);
+      }
+    } else {
+      this.len[t] = a - s;
+      this.refresh(s);
+      if (tailLen > 0) this.insertNew(tailStart, tailLen);
+    }
+  }
+
+  /**
+   * Recomputes the subtree maxima along the path to the node keyed `key`. A node whose start moved
+   * keeps its place (nothing lies between it and its neighbours), so routing by the new key works.
+   */
+  private refresh(key: number): void {
+    let path = this.pathBuf;
+    let depth = 0;
+    let t = this.root;
+    while (t >= 0) {
+      if (depth === path.length) path = this.pathBuf = growPath(path);
+      path[depth++] = t;
+      const s = this.start[t] as number;
+      if (s === key) break;
+      t = key < s ? (this.left[t] as number) : (this.right[t] as number);
+    }
+    for (let d = depth - 1; d >= 0; d--) this.pull(path[d] as number);
+  }
+
+  private pathBuf: Int32Array = new Int32Array(128);
+
+  private insertNew(addr: number, size: number): void {
+    let n: number;
+    if (this.freeHead >= 0) {
+      n = this.freeHead;
+      this.freeHead = this.left[n] as number;
+    } else {
+      if (this.used === this.start.length) this.grow();
+      n = this.used++;
+    }
+    this.start[n] = addr;
+    this.len[n] = size;
+    this.mx[n] = size;
+    this.left[n] = -1;
+    this.right[n] = -1;
+    this.prio[n] = this.nextPrio();
+    this.root = this.insertAt(this.root, n);
+    this.count++;
+  }
+
+  private insertAt(t: number, n: number): number {
+    if (t < 0) return n;
+    if ((this.prio[n] as number) > (this.prio[t] as number)) {
+      this.split(t, this.start[n] as number);
+      this.left[n] = this.splitL;
+      this.right[n] = this.splitR;
+      this.pull(n);
+      return n;
+    }
+    if ((this.start[n] as number) < (this.start[t] as number)) this.left[t] = this.insertAt(this.left[t] as number, n);
+    else this.right[t] = this.insertAt(this.right[t] as number, n);
+    this.pull(t);
+    return t;
+  }
+
+  private splitL = -1;
+  private splitR = -1;
+
+  private split(t: number, key: number): void {
+    if (t < 0) {
+      this.splitL = this.splitR = -1;
+      return;
+    }
+    if ((this.start[t] as number) < key) {
+      this.split(this.right[t] as number, key);
+      this.right[t] = this.splitL;
+      this.pull(t);
+      this.splitL = t;
+    } else {
+      this.split(this.left[t] as number, key);
+      this.left[t] = this.splitR;
+      this.pull(t);
+      this.splitR = t;
+    }
+  }
+
+  private merge(l: number, r: number): number {
+    if (l < 0) return r;
+    if (r < 0) return l;
+    if ((this.prio[l] as number) > (this.prio[r] as number)) {
+      this.right[l] = this.merge(this.right[l] as number, r);
+      this.pull(l);
+      return l;
+    }
+    this.left[r] = this.merge(l, this.left[r] as number);
+    this.pull(r);
+    return r;
+  }
+
+  private removeAt(t: number, key: number): number {
+    if (t < 0) return t;
+    const s = this.start[t] as number;
+    if (s === key) {
+      const m = this.merge(this.left[t] as number, this.right[t] as number);
+      this.left[t] = this.freeHead;
+      this.freeHead = t;
+      this.count--;
+      return m;
+    }
+    if (key < s) this.left[t] = this.removeAt(this.left[t] as number, key);
+    else this.right[t] = this.removeAt(this.right[t] as number, key);
+    this.pull(t);
+    return t;
+  }
+
+  /** First gap in address order with start >= minStart and length >= need. */
+  private firstFitFrom(t: number, minStart: number, need: number): number {
+    while (t >= 0) {
+      if ((this.mx[t] as number) < need) return -1;
+      if ((this.start[t] as number) >= minStart) {
+        const l = this.left[t] as number;
+        if (l >= 0 && (this.mx[l] as number) >= need) {
+          const r = this.firstFitFrom(l, minStart, need);
+          if (r >= 0) return r;
+        }
+        if ((this.len[t] as number) >= need) return t;
+      }
+      t = this.right[t] as number;
+    }
+    return -1;
+  }
+
+  /** The gap with the largest start <= addr, or -1. */
+  private floorNode(addr: number): number {
+    let t = this.root;
+    let best = -1;
+    while (t >= 0) {
+      if ((this.start[t] as number) <= addr) {
+        best = t;
+        t = this.right[t] as number;
+      } else {
+        t = this.left[t] as number;
+      }
+    }
+    return best;
+  }
+
+  /** The gap with the smallest start >= addr, or -1. */
+  private ceilNode(addr: number): number {
+    let t = this.root;
+    let best = -1;
+    while (t >= 0) {
+      if ((this.start[t] as number) >= addr) {
+        best = t;
+        t = this.left[t] as number;
+      } else {
+        t = this.right[t] as number;
+      }
+    }
+    return best;
+  }
+}
+
+function growPath(p: Int32Array): Int32Array {
+  const q = new Int32Array(p.length * 2);
+  q.set(p);
+  return q;
+}
