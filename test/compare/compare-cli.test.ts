@@ -151,11 +151,15 @@ describe('memsim compare (CLI)', () => {
     expect(JSON.parse(one.stdout).schema).toBe('memsim.compare/1');
   });
 
-  it('writes the report to --output and keeps stdout empty', () => {
+  it('writes the report to --output, the JSON to --json-output even when a gate fails, and keeps stdout empty', () => {
     const out = join(dir, 'out.md');
-    const r = runCli(['compare', mixed, '--format', 'markdown', '--output', out]);
-    expect(r.code).toBe(0);
+    const json = join(dir, 'out.json');
+    const r = runCli(['compare', mixed, '--capacity', '4MiB', '--fail-on', 'oom', '--format', 'markdown', '--output', out, '--json-output', json]);
+    expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(readFileSync(out, 'utf8')).toMatch(/^\*\*✅ fits\*\*/);
+    expect(readFileSync(out, 'utf8')).toMatch(/^\*\*❌ OOM\*\*/);
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    expect(report.schema).toBe('memsim.compare/1');
+    expect(report.gates[0]).toMatchObject({ gate: 'oom', failed: true });
   });
 });

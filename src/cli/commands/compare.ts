@@ -21,6 +21,7 @@ const schema = z.object({
   capacitySearch: z.enum(['bisect', 'scan']).default('bisect'),
   format: z.enum(['text', 'json', 'markdown', 'bench-json']).default('text'),
   output: z.string().optional(),
+  jsonOutput: z.string().optional(),
   baseline: z.string().optional(),
   maxRegression: z.string().optional(),
   failOn: z.array(z.string()).default([]),
@@ -80,6 +81,7 @@ export function compareCommand(): Command {
     .addOption(new Option('--capacity-search <mode>', 'bisect, then verify the step below; or scan every step below too (exact for any allocator, slower)').choices(['bisect', 'scan']).default('bisect'))
     .addOption(new Option('-f, --format <format>', 'report format (bench-json: [{name, unit, value}] for benchmark trackers)').choices(['text', 'json', 'markdown', 'bench-json']).default('text'))
     .option('--output <file>', 'write the report to a file instead of stdout')
+    .option('--json-output <file>', 'also write the memsim.compare/1 JSON report to a file (the next run\'s --baseline)')
     .option('--baseline <file>', 'a memsim.compare/1 JSON report to compare with (peak reserved, minimum capacity, OOMs)')
     .option('--max-regression <ratio>', 'allowed worsening against the baseline, e.g. 5% or 0.05; fails the run beyond it (default 0%)')
     .option('--fail-on <condition>', 'exit 1 when: oom | regression | fragmentation>0.3 | internal-fragmentation>X | external-fragmentation>X | overhead>X (repeatable)', collect, [])
@@ -98,7 +100,7 @@ Examples:
   $ memsim compare traces/training.json --allocators naive,bfc --capacity 16GiB --min-capacity
   $ memsim compare traces/training.json --option naive.page=64KiB --fail-on oom --fail-on 'fragmentation>0.3'
   $ memsim compare trace.json --min-capacity --format json --output compare.json
-  $ memsim compare trace.json --min-capacity --baseline main/compare.json --max-regression 2% --format markdown >> "$GITHUB_STEP_SUMMARY"`,
+  $ memsim compare trace.json --min-capacity --baseline main/compare.json --max-regression 2% --format markdown --json-output compare.json >> "$GITHUB_STEP_SUMMARY"`,
     )
     .action(async (tracePath: string, raw: Record<string, unknown>) => {
       const o = parseOptions(schema, raw);
@@ -145,6 +147,7 @@ Examples:
       report.gates = evaluateGates(report, gates);
       const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
       writeOutput(renderCompare(report, o.format, color), o.output);
+      if (o.jsonOutput !== undefined) writeOutput(renderJson(report), o.jsonOutput);
       const failures = report.gates.flatMap((g) => g.failures);
       for (const f of failures.slice(0, -1)) process.stderr.write(`memsim: ${f.message}\n`);
       const last = failures[failures.length - 1];
