@@ -11,7 +11,8 @@
  * 2. Upper end: start at the hint (peak reserved of a run that fitted, usually the unlimited run,
  *    rounded up) and, while it fails, gallop upwards with doubling increments (1, 2, 4, … steps), so
  *    that a hint that misses by a little costs little and one that misses by a lot costs log2 of it.
- * 3. Bisection between the last failure and the first fit.
+ * 3. Bisection between the last failure and the first fit, starting one step below the fit (the
+ *    hint is often exact, and then that one replay ends the search).
  * 4. Verification downwards from the answer: replay answer - step, answer - 2·step, … until one fails
  *    (or the grid's lower end is reached); each fit lowers the answer.
  *
@@ -98,6 +99,12 @@ export function searchMinCapacity(fits: (capacityBytes: number) => boolean, o: C
     lo = hi;
     if (hi >= kMax) return result(null, 'none');
     hi = Math.min(kMax, hi + inc);
+  }
+  // The hint is usually exact (an allocator that behaves alike whenever the limit is not reached):
+  // one replay a step below settles it, instead of a whole bisection.
+  if (hi - 1 > lo) {
+    if (test(hi - 1)) hi -= 1;
+    else lo = hi - 1;
   }
   while (hi - lo > 1) {
     const mid = lo + Math.floor((hi - lo) / 2);

@@ -158,9 +158,10 @@ export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promis
   const mode = o.capacitySearch ?? 'bisect';
   const build = (ref: ContenderRef): Contender => adHoc.get(ref.name) ?? createContender(ref.name, ref.given, trace);
   const { runner, reason } = makeRunner(trace, o, rows.length, build);
-  const total = rows.length * (o.minCapacity ? 2 : 1);
+  let total = rows.length * (o.minCapacity ? 2 : 1);
   let done = 0;
   const tick = <T>(x: T): T => {
+    if (o.minCapacity && (x as { run?: ContenderRun }).run?.skipped !== undefined) total--;
     o.onProgress?.(++done, total);
     return x;
   };
@@ -172,7 +173,7 @@ export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promis
       rows.map(async (c) => {
         const ref = { name: c.name, given: adHoc.has(c.name) ? {} : given(c.name) };
         const { run } = await submit<{ run: ContenderRun }>({ type: 'run', contender: ref, capacityBytes: capacity, onOom });
-        if (!o.minCapacity) return { run, search: null };
+        if (!o.minCapacity || run.skipped !== undefined) return { run, search: null };
         // A run at unlimited capacity that fitted is the search's first guess; anything else makes
         // the search replay at unlimited capacity itself.
         const hint = capacity === Infinity && run.summary.oomCount === 0 ? run.summary.peakReservedBytes : null;
@@ -184,8 +185,13 @@ export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promis
     await runner.close();
   }
 
-  const entries = rows.map((c, k) => {
-    const { run, search } = results[k] as { run: ContenderRun; search: CapacitySearchResult | null };
+  const ran = rows.flatMap((c, k) => {
+    const r = results[k] as { run: ContenderRun; search: CapacitySearchResult | null };
+    if (r.run.skipped === undefined) return [{ c, ...r }];
+    skipped.push({ name: c.name, reason: r.run.skipped });
+    return [];
+  });
+  const entries = ran.map(({ c, run, search }) => {
     return {
       name: c.name,
       kind: c.kind,

@@ -5,20 +5,25 @@ import type { Contender, ContenderProvider, ContenderRun } from './contender.js'
 import type { OomRecord } from './replay.js';
 import { ratio } from './report.js';
 
-/** What an offline planner yields for a whole trace: the arena it needs, and its own lower bound. */
+/**
+ * What an offline planner yields for a whole trace: the arena it needs (null when the strategy
+ * declined, e.g. a problem too large for it, with `status: 'skipped'` and a reason).
+ */
 export interface PlanFigures {
-  totalBytes: number;
+  totalBytes: number | null;
   lowerBoundBytes: number;
+  status?: 'ok' | 'skipped';
+  reason?: string;
 }
 
-/** An offline planner as `src/planners/` exposes it: `planTrace(trace, strategy, { alignment })`. */
-export type PlanFunction = (trace: Trace, strategy: string, options: { alignment: number }) => PlanFigures;
+/** An offline planner as `src/planners/` exposes it: `planTrace(trace, strategy, { alignmentBytes })`. */
+export type PlanFunction = (trace: Trace, strategy: string, options: { alignmentBytes: number }) => PlanFigures;
 
 /** The prefix of planner rows: `plan:greedy-by-size`. */
 export const PLAN_PREFIX = 'plan:';
 
 const plannerOptions: Record<string, OptionSpec<unknown>> = {
-  alignment: opt.bytes(64, 'offset alignment of every tensor in the arena', { min: 1 }) as OptionSpec<unknown>,
+  alignment: opt.bytes(1, 'offset alignment of every tensor in the arena', { min: 1 }) as OptionSpec<unknown>,
 };
 
 /**
@@ -67,13 +72,15 @@ export function planRun(trace: Trace, name: string, totalBytes: number, capacity
 /**
  * The offline planners as `compare` rows (`plan:<strategy>`). The plan is computed once per row and
  * reused for every capacity, since it does not depend on it. Registration is one line:
- * `registerContenderProvider(plannerContenders(planTrace, PLAN_STRATEGIES))`.
+ * `registerContenderProvider(plannerContenders(planTrace, strategyNames()))`.
+ * @param listed the strategies `--allocators all` stands for (default: all of them); the others
+ *   run only when named.
  */
-export function plannerContenders(plan: PlanFunction, strategies: readonly string[]): ContenderProvider {
+export function plannerContenders(plan: PlanFunction, strategies: readonly string[], listed: readonly string[] = strategies): ContenderProvider {
   const names = strategies.map((s) => `${PLAN_PREFIX}${s}`);
   return {
     known: () => [...names],
-    list: () => names.map((name) => ({ name })),
+    list: () => listed.map((s) => ({ name: `${PLAN_PREFIX}${s}` })),
     owns: (name) => names.includes(name),
     create(name, given): Contender {
       const strategy = name.slice(PLAN_PREFIX.length);
@@ -88,13 +95,20 @@ export function plannerContenders(plan: PlanFunction, strategies: readonly strin
         if (!(key in plannerOptions)) throw new UsageError(`${name} has no option "${key}" (its options: ${Object.keys(plannerOptions).join(', ')})`);
       }
       let figures: PlanFigures | undefined;
-      const total = (t: Trace): number => (figures ??= plan(t, strategy, { alignment: options['alignment'] as number })).totalBytes;
+      const planned = (t: Trace): PlanFigures => (figures ??= plan(t, strategy, { alignmentBytes: options['alignment'] as number }));
       return {
         name,
         kind: 'planner',
         options,
-        run: (t, capacityBytes) => planRun(t, name, total(t), capacityBytes),
-        probe: (t, capacityBytes) => ({ fits: total(t) <= capacityBytes, peakReservedBytes: total(t) }),
+        run(t, capacityBytes) {
+          const f = planned(t);
+          if (f.totalBytes === null) return { ...planRun(t, name, 0, capacityBytes), skipped: f.reason ?? 'the strategy declined this trace' };
+          return planRun(t, name, f.totalBytes, capacityBytes);
+        },
+        probe(t, capacityBytes) {
+          const total = planned(t).totalBytes ?? Infinity;
+          return { fits: total <= capacityBytes, peakReservedBytes: total };
+        },
       };
     },
   };

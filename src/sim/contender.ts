@@ -19,6 +19,11 @@ export interface ContenderRun {
   firstOom: OomRecord | null;
   /** Plain-language remarks (option resolution, the allocator's own notes). */
   notes: string[];
+  /**
+   * Set when the contender declined the trace once it saw it (e.g. a planner strategy for which the
+   * problem is too large): the row moves to the report's `skipped` list with this reason.
+   */
+  skipped?: string;
 }
 
 /** The cheap question a capacity search asks many times: does the whole trace fit? */

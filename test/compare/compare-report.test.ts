@@ -4,10 +4,16 @@ import { compareWithBaseline, parseBaseline } from '../../src/sim/compare-baseli
 import { compareTrace, type CompareReport } from '../../src/sim/compare.js';
 import { plannerContenders, registerContenderProvider } from '../../src/sim/contenders.js';
 import { UsageError } from '../../src/errors.js';
+import type { Trace } from '../../src/trace/model.js';
 import { alloc, free, KiB, MiB, traceFromEvents } from '../helpers.js';
 
-// A stand-in for src/planners: an arena of the peak live bytes plus one alignment unit.
-registerContenderProvider(plannerContenders((t, _s, { alignment }) => ({ totalBytes: t.summary.peakLiveBytes + alignment, lowerBoundBytes: t.summary.peakLiveBytes }), ['fake']));
+// A stand-in for src/planners: `fake` needs an arena of the peak live bytes plus 64 alignment units;
+// `declines` gives up on every trace, as a strategy does on a problem too large for it.
+const fakePlan = (t: Trace, strategy: string, { alignmentBytes }: { alignmentBytes: number }) =>
+  strategy === 'fake'
+    ? { totalBytes: t.summary.peakLiveBytes + 64 * alignmentBytes, lowerBoundBytes: t.summary.peakLiveBytes }
+    : { totalBytes: null, lowerBoundBytes: 0, status: 'skipped' as const, reason: 'too large for this strategy' };
+registerContenderProvider(plannerContenders(fakePlan, ['fake', 'declines']));
 
 const mixed = traceFromEvents([alloc('a', 1000), alloc('b', 3 * MiB), free('a'), free('b')]);
 const run = async (o: Parameters<typeof compareTrace>[1]) => (await compareTrace(mixed, { jobs: 1, allocators: ['naive'], ...o })).report;
@@ -94,9 +100,12 @@ describe('planner rows', () => {
     const live = 1000 + 3 * MiB;
     expect(plan.kind).toBe('planner');
     expect(plan.options).toEqual({ alignment: KiB });
-    expect(plan.summary.peakReservedBytes).toBe(live + KiB);
-    expect(plan.minCapacityBytes).toBe(Math.ceil((live + KiB) / 512) * 512);
+    expect(plan.summary.peakReservedBytes).toBe(live + 64 * KiB);
+    expect(plan.minCapacityBytes).toBe(Math.ceil((live + 64 * KiB) / 512) * 512);
+    expect(plan.replays).toBe(3);
     expect(report.allocators.map((a) => a.name)).toEqual(['plan:fake', 'naive']);
+    // A strategy that declines the trace is listed as skipped, with its reason.
+    expect(report.skipped).toEqual([{ name: 'plan:declines', reason: 'too large for this strategy' }]);
   });
 
   it('OOM when the arena exceeds the capacity, by capacity or by their own overhead', async () => {
