@@ -1,3 +1,4 @@
+import { IdTable } from '../trace/id-table.js';
 import type { RecordedHistory, Trace } from '../trace/model.js';
 
 type Numeric = Uint8Array | Uint32Array | Int32Array | Float64Array;
@@ -45,10 +46,10 @@ export function shareTrace(trace: Trace): SharedTrace {
 }
 
 /**
- * The trace as a worker receives it (structured clone keeps typed arrays over SharedArrayBuffers
- * shared and everything else plain); nothing to rebuild but the marker.
+ * The trace as a worker receives it: structured clone keeps typed arrays over SharedArrayBuffers
+ * shared and clones the rest as plain data, so only the id table needs its class back.
  */
 export function traceFromShared(data: SharedTrace): Trace {
   const { isShared: _marker, ...trace } = data;
-  return trace;
+  return { ...trace, ids: IdTable.fromClone(trace.ids) };
 }

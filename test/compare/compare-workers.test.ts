@@ -49,6 +49,18 @@ describe.skipIf(!workerUrl)('compare on worker threads', () => {
     expect(new Set(single.report.allocators.map((r) => r.summary.peakReservedBytes)).size).toBeGreaterThan(1);
   });
 
+  it('reports OOMs from workers exactly as in one thread, ids and all', async () => {
+    const trace = randomTrace(3000, 11);
+    // At the lower bound itself, every row with any rounding runs out of memory somewhere.
+    const base = { allocators: rows, options, capacityBytes: trace.summary.peakLiveBytes, onOom: 'continue' as const, workerModules: modules };
+    const single = await compareTrace(trace, { ...base, jobs: 1 });
+    const multi = await compareTrace(trace, { ...base, jobs: 2 });
+    expect(multi.execution.mode).toBe('workers');
+    expect(renderJson(multi.report)).toBe(renderJson(single.report));
+    const oom = multi.report.allocators.find((r) => r.firstOom !== null)?.firstOom;
+    expect(oom?.id).toBe(trace.ids.get(trace.alloc[oom!.event] as number));
+  });
+
   it('shares the trace columns with the workers instead of copying them', () => {
     const trace = randomTrace(200, 3);
     const shared = shareTrace(trace);
