@@ -10,32 +10,23 @@ export interface ContenderRef {
   given: Record<string, unknown>;
 }
 
-/** The table's replay of one row at the compared capacity. */
-export interface RunJob {
-  type: 'run';
+/**
+ * The unit of work of `compare`: one row, replayed at the compared capacity and, when asked, its
+ * minimum-capacity search. The two run in one job because the search starts from the replay's peak
+ * and because a contender built once serves both (a planner plans once).
+ */
+export interface CompareJob {
   contender: ContenderRef;
   capacityBytes: number;
   onOom: OnOom;
+  search: { stepBytes: number; mode: CapacitySearchMode } | null;
 }
-
-/** The minimum-capacity search of one row. */
-export interface SearchJob {
-  type: 'search';
-  contender: ContenderRef;
-  stepBytes: number;
-  mode: CapacitySearchMode;
-  /**
-   * Peak reserved of a run of this row that fitted (the table's run); when null, the search first
-   * replays at unlimited capacity to get one.
-   */
-  hintBytes: number | null;
-}
-
-/** A unit of work of `compare`: one (row, question) pair, run on any thread. */
-export type CompareJob = RunJob | SearchJob;
 
 /** What a job returns; plain data, so that it crosses threads by structured clone. */
-export type CompareJobResult = { type: 'run'; run: ContenderRun } | { type: 'search'; search: CapacitySearchResult };
+export interface CompareJobResult {
+  run: ContenderRun;
+  search: CapacitySearchResult | null;
+}
 
 /**
  * Runs one job on a trace. The same function runs in worker threads and in the main thread, so
@@ -43,20 +34,25 @@ export type CompareJobResult = { type: 'run'; run: ContenderRun } | { type: 'sea
  */
 export function runJob(trace: Trace, job: CompareJob, build: (ref: ContenderRef) => Contender): CompareJobResult {
   const c = build(job.contender);
-  if (job.type === 'run') return { type: 'run', run: c.run(trace, job.capacityBytes, job.onOom) };
-  let hint = job.hintBytes;
+  const run = c.run(trace, job.capacityBytes, job.onOom);
+  if (!job.search || run.skipped !== undefined) return { run, search: null };
+  // A run at unlimited capacity that fitted is the search's first guess; otherwise the search
+  // replays at unlimited capacity itself (one more replay, counted).
+  let hint: number | null = null;
   let extraReplays = 0;
-  if (hint === null) {
+  if (job.capacityBytes === Infinity && run.summary.oomCount === 0) {
+    hint = run.summary.peakReservedBytes;
+  } else {
     const unlimited = probeContender(c, trace, Infinity);
     extraReplays = 1;
     hint = unlimited.fits ? unlimited.peakReservedBytes : null;
   }
   const search = searchMinCapacity((capacityBytes) => probeContender(c, trace, capacityBytes).fits, {
     peakLiveBytes: trace.summary.peakLiveBytes,
-    stepBytes: job.stepBytes,
+    stepBytes: job.search.stepBytes,
     hintBytes: hint,
-    mode: job.mode,
+    mode: job.search.mode,
     extraReplays,
   });
-  return { type: 'search', search };
+  return { run, search };
 }

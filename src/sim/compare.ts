@@ -5,9 +5,9 @@ import { VERSION } from '../version.js';
 import type { BaselineComparison } from './compare-baseline.js';
 import type { GateResult } from './compare-gates.js';
 import type { CapacitySearchMode, CapacitySearchResult } from './capacity-search.js';
-import type { CompareJob, ContenderRef } from './compare-jobs.js';
+import type { CompareJobResult, ContenderRef } from './compare-jobs.js';
 import { defaultWorkerUrl, InThreadRunner, type JobRunner, WorkerPool } from './compare-pool.js';
-import { type Contender, type ContenderKind, type ContenderRun, createContender, listContenders } from './contenders.js';
+import { type Contender, type ContenderKind, createContender, listContenders } from './contenders.js';
 import type { OnOom, OomRecord } from './replay.js';
 import { type ReplaySummary, type TraceInfo, traceInfo } from './report.js';
 import { shareTrace } from './shared-trace.js';
@@ -76,7 +76,7 @@ export interface CompareOptions {
   workerUrl?: URL | null;
   /** Modules each worker imports first (to register extra allocators). */
   workerModules?: readonly string[];
-  /** Jobs done out of the total, after each one. */
+  /** Rows done out of the total, after each one. */
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -158,27 +158,16 @@ export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promis
   const mode = o.capacitySearch ?? 'bisect';
   const build = (ref: ContenderRef): Contender => adHoc.get(ref.name) ?? createContender(ref.name, ref.given, trace);
   const { runner, reason } = makeRunner(trace, o, rows.length, build);
-  let total = rows.length * (o.minCapacity ? 2 : 1);
   let done = 0;
-  const tick = <T>(x: T): T => {
-    if (o.minCapacity && (x as { run?: ContenderRun }).run?.skipped !== undefined) total--;
-    o.onProgress?.(++done, total);
-    return x;
-  };
-  const submit = async <T>(job: CompareJob): Promise<T> => tick((await runner.submit(job)) as T);
-
-  let results: { run: ContenderRun; search: CapacitySearchResult | null }[];
+  const search = o.minCapacity ? { stepBytes: step, mode } : null;
+  let results: CompareJobResult[];
   try {
     results = await Promise.all(
       rows.map(async (c) => {
-        const ref = { name: c.name, given: adHoc.has(c.name) ? {} : given(c.name) };
-        const { run } = await submit<{ run: ContenderRun }>({ type: 'run', contender: ref, capacityBytes: capacity, onOom });
-        if (!o.minCapacity || run.skipped !== undefined) return { run, search: null };
-        // A run at unlimited capacity that fitted is the search's first guess; anything else makes
-        // the search replay at unlimited capacity itself.
-        const hint = capacity === Infinity && run.summary.oomCount === 0 ? run.summary.peakReservedBytes : null;
-        const { search } = await submit<{ search: CapacitySearchResult }>({ type: 'search', contender: ref, stepBytes: step, mode, hintBytes: hint });
-        return { run, search };
+        const contender = { name: c.name, given: adHoc.has(c.name) ? {} : given(c.name) };
+        const r = await runner.submit({ contender, capacityBytes: capacity, onOom, search });
+        o.onProgress?.(++done, rows.length);
+        return r;
       }),
     );
   } finally {
@@ -186,25 +175,23 @@ export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promis
   }
 
   const ran = rows.flatMap((c, k) => {
-    const r = results[k] as { run: ContenderRun; search: CapacitySearchResult | null };
+    const r = results[k] as CompareJobResult;
     if (r.run.skipped === undefined) return [{ c, ...r }];
     skipped.push({ name: c.name, reason: r.run.skipped });
     return [];
   });
-  const entries = ran.map(({ c, run, search }) => {
-    return {
-      name: c.name,
-      kind: c.kind,
-      options: c.options,
-      completed: run.completed,
-      summary: run.summary,
-      firstOom: run.firstOom,
-      minCapacityBytes: search?.minCapacityBytes ?? null,
-      replays: 1 + (search?.replays ?? 0),
-      search,
-      notes: run.notes,
-    };
-  });
+  const entries = ran.map(({ c, run, search }) => ({
+    name: c.name,
+    kind: c.kind,
+    options: c.options,
+    completed: run.completed,
+    summary: run.summary,
+    firstOom: run.firstOom,
+    minCapacityBytes: search?.minCapacityBytes ?? null,
+    replays: 1 + (search?.replays ?? 0),
+    search,
+    notes: run.notes,
+  }));
   const peakLive = trace.summary.peakLiveBytes;
   const report: CompareReport = {
     schema: 'memsim.compare/1',

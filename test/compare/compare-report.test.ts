@@ -9,8 +9,9 @@ import { alloc, free, KiB, MiB, traceFromEvents } from '../helpers.js';
 
 // A stand-in for src/planners: `fake` needs an arena of the peak live bytes plus 64 alignment units;
 // `declines` gives up on every trace, as a strategy does on a problem too large for it.
+let planCalls = 0;
 const fakePlan = (t: Trace, strategy: string, { alignmentBytes }: { alignmentBytes: number }) =>
-  strategy === 'fake'
+  ++planCalls && strategy === 'fake'
     ? { totalBytes: t.summary.peakLiveBytes + 64 * alignmentBytes, lowerBoundBytes: t.summary.peakLiveBytes }
     : { totalBytes: null, lowerBoundBytes: 0, status: 'skipped' as const, reason: 'too large for this strategy' };
 registerContenderProvider(plannerContenders(fakePlan, ['fake', 'declines']));
@@ -95,6 +96,7 @@ describe('compare reports', () => {
 
 describe('planner rows', () => {
   it('appear in all, with their arena as peak reserved and minimum capacity', async () => {
+    planCalls = 0;
     const { report } = await compareTrace(mixed, { jobs: 1, minCapacity: true, capacityStepBytes: 512, options: { 'plan:fake': { alignment: '1KiB' } } });
     const plan = report.allocators.find((a) => a.name === 'plan:fake')!;
     const live = 1000 + 3 * MiB;
@@ -103,6 +105,8 @@ describe('planner rows', () => {
     expect(plan.summary.peakReservedBytes).toBe(live + 64 * KiB);
     expect(plan.minCapacityBytes).toBe(Math.ceil((live + 64 * KiB) / 512) * 512);
     expect(plan.replays).toBe(3);
+    // One plan per row (fake and declines), however many capacities the search tries.
+    expect(planCalls).toBe(2);
     expect(report.allocators.map((a) => a.name)).toEqual(['plan:fake', 'naive']);
     // A strategy that declines the trace is listed as skipped, with its reason.
     expect(report.skipped).toEqual([{ name: 'plan:declines', reason: 'too large for this strategy' }]);

@@ -136,7 +136,7 @@ Examples:
           capacityStepBytes: o.capacityStep,
           capacitySearch: o.capacitySearch,
           ...(o.jobs !== undefined ? { jobs: o.jobs } : {}),
-          onProgress: (done, total) => progress.update(done, total, 'jobs'),
+          onProgress: (done, total) => progress.update(done, total, 'allocators'),
         });
       } finally {
         progress.done();
