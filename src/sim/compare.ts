@@ -70,7 +70,10 @@ export interface CompareOptions {
   /** Grid of the search (default 1 MiB). */
   capacityStepBytes?: number;
   capacitySearch?: CapacitySearchMode;
-  /** Threads (default: available cores); 1 runs everything in this thread. */
+  /**
+   * Threads (default: the available cores, or 1 for traces under {@link AUTO_WORKERS_MIN_EVENTS}
+   * events); 1 runs everything in this thread.
+   */
   jobs?: number;
   /** The worker entry; default the built one next to this module; null: in this thread. */
   workerUrl?: URL | null;
@@ -89,6 +92,8 @@ export interface CompareExecution {
 }
 
 export const DEFAULT_CAPACITY_STEP_BYTES = 1024 * 1024;
+/** Without an explicit `jobs`, traces shorter than this run in this thread. */
+export const AUTO_WORKERS_MIN_EVENTS = 50_000;
 
 /** The rows to run: the names asked for (or all that can run), and those skipped with why. */
 function selectRows(trace: Trace, o: CompareOptions): { names: string[]; skipped: { name: string; reason: string }[] } {
@@ -128,6 +133,9 @@ function makeRunner(trace: Trace, o: CompareOptions, rows: number, build: (ref: 
   const threads = Math.min(o.jobs ?? availableParallelism(), rows);
   const inThread = (reason?: string) => ({ runner: new InThreadRunner(trace, build), ...(reason ? { reason } : {}) });
   if (threads <= 1) return inThread();
+  // Starting a worker and loading the modules takes a few hundred milliseconds: more than small
+  // traces take to replay. An explicit `jobs` still gets its workers.
+  if (o.jobs === undefined && trace.length < AUTO_WORKERS_MIN_EVENTS) return inThread(`a small trace (under ${AUTO_WORKERS_MIN_EVENTS} events)`);
   if ((o.contenders ?? []).length > 0) return inThread('contenders built by the caller run in this thread');
   const url = o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
   if (url === null) return inThread('no built worker entry (dist/sim/compare-worker.js)');

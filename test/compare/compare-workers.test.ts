@@ -90,3 +90,13 @@ describe('compare without workers', () => {
     expect(renderJson(none.report)).toBe(renderJson(one.report));
   });
 });
+
+describe('compare picks its threads', () => {
+  it('runs a small trace in this thread unless jobs are asked for', async () => {
+    const trace = traceFromEvents([alloc('a', 100), free('a')]);
+    const auto = await compareTrace(trace, { allocators: rows });
+    expect(auto.execution.mode).toBe('in-thread');
+    expect(auto.execution.reason).toMatch(/small trace/);
+    if (workerUrl) expect((await compareTrace(trace, { allocators: rows, jobs: 2, workerModules: modules })).execution.mode).toBe('workers');
+  });
+});

@@ -86,7 +86,7 @@ export function compareCommand(): Command {
     .option('--max-regression <ratio>', 'allowed worsening against the baseline, e.g. 5% or 0.05; fails the run beyond it (default 0%)')
     .option('--fail-on <condition>', 'exit 1 when: oom | regression | fragmentation>0.3 | internal-fragmentation>X | external-fragmentation>X | overhead>X (repeatable)', collect, [])
     .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
-    .option('-j, --jobs <n>', 'worker threads (default: the number of cores; 1 runs in this thread)')
+    .option('-j, --jobs <n>', 'worker threads (default: the number of cores, or 1 for traces under 50,000 events; 1 runs in this thread)')
     .option('--lenient', 'skip and count frees of non-live ids and allocs of live ids instead of failing')
     .option('--input-format <format>', 'force the input format instead of detecting it')
     .option('--device <n>', 'device to import from multi-device inputs')
