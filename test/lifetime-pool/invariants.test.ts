@@ -76,10 +76,16 @@ describe('lifetime-pool invariants', () => {
             live.set(e.id, [start, end]);
           } else {
             const h = handle.get(e.id) as number;
-            if (h !== NO_BLOCK) a.free(h, e.step, i);
+            if (h !== NO_BLOCK) {
+              const before = a.allocatedBytes;
+              const bytes = a.blockBytes(h);
+              a.free(h, e.step, i);
+              expect(before - a.allocatedBytes).toBe(bytes);
+            }
             live.delete(e.id);
           }
           expect(a.allocatedBytes).toBeLessThanOrEqual(a.reservedBytes);
+          expect(a.largestFreeBlockBytes()).toBeLessThanOrEqual(a.reservedBytes - a.allocatedBytes);
         });
         a.finish?.(evs.length - 1);
         const st = a.stats();
