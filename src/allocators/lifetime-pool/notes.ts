@@ -27,6 +27,7 @@ export interface RunFacts {
 }
 
 const kib = (bytes: number): string => `${bytes / 1024} KiB`;
+const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 function policyTotals(planner: MemoryPlanner): string {
   return planner.policies.map((p) => `${kib(p.intervalBytes)}: ${formatBytes(p.totalBytes)}`).join(', ');
@@ -57,7 +58,7 @@ export function describeRun(f: RunFacts, phase: Phase, planner: MemoryPlanner, p
       const best = planner.bestPolicy();
       return [
         `the pools were never built: collection ended with the trace's last step (${f.collectionEndStep}); DeepRec would now build ` +
-          `${formatBytes(best.totalBytes)} of pools (${kib(best.intervalBytes)} policy, ${best.blockCount} blocks) but no event is left to serve, so ${everything}`,
+          `${formatBytes(best.totalBytes)} of pools (${kib(best.intervalBytes)} policy, ${count(best.blockCount, 'block')}) but no event is left to serve, so ${everything}`,
       ];
     }
     case 'build-failed':
@@ -71,9 +72,9 @@ export function describeRun(f: RunFacts, phase: Phase, planner: MemoryPlanner, p
       const rate = big === 0 ? 'no big request came after the build' : `hit rate ${((100 * f.hits) / big).toFixed(1)}%`;
       return [
         `pools built after step ${f.poolsBuiltAfterStep} (collected ${planner.collectedSteps} steps from step ${f.collectionStartStep}): ` +
-          `${kib(p.intervalBytes)} policy (totals ${policyTotals(planner)}), ${p.binsWithBlocks} bins, ${p.chunkCount} blocks, ${formatBytes(p.poolBytes)}`,
-        `after step ${f.poolsBuiltAfterStep}: ${f.hits} hits (${f.borrowedHits} from a larger bin), ${f.misses} misses to the device ` +
-          `(${f.missesWithoutBin} with no bin), ${rate}; ${f.smallRequests} small requests (<= ${formatBytes(o.small_threshold)}) always to the device; ` +
+          `${kib(p.intervalBytes)} policy (totals ${policyTotals(planner)}), ${count(p.binsWithBlocks, 'bin')}, ${count(p.chunkCount, 'block')}, ${formatBytes(p.poolBytes)}`,
+        `after step ${f.poolsBuiltAfterStep}: ${count(f.hits, 'hit')} (${f.borrowedHits} from a larger bin), ${count(f.misses, 'miss', 'misses')} to the device ` +
+          `(${f.missesWithoutBin} with no bin), ${rate}; ${count(f.smallRequests, 'small request')} (<= ${formatBytes(o.small_threshold)}) always to the device; ` +
           `device bytes at most ${formatBytes(f.fallbackPeakBytes)} outside the pools (${formatBytes(f.fallbackPeakAfterBuildBytes ?? 0)} after the build)`,
       ];
     }
