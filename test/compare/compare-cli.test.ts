@@ -23,7 +23,7 @@ const shrunk = csv('shrunk.csv', [`alloc,a,${90 * KiB}`, 'free,a']);
 const baseline = join(dir, 'baseline.json');
 
 beforeAll(() => {
-  const r = runCli(['compare', base, '--min-capacity', '--capacity-step', '1KiB', '--format', 'json', '--output', baseline]);
+  const r = runCli(['compare', '--allocators', 'naive', base, '--min-capacity', '--capacity-step', '1KiB', '--format', 'json', '--output', baseline]);
   expect(r.code).toBe(0);
   expect(r.stdout).toBe('');
 });
@@ -39,26 +39,26 @@ describe('memsim compare (CLI)', () => {
   });
 
   it('fails the oom gate at a capacity that does not fit, naming gate, allocator and numbers', () => {
-    const r = runCli(['compare', mixed, '--capacity', '4MiB', '--fail-on', 'oom']);
+    const r = runCli(['compare', '--allocators', 'naive', mixed, '--capacity', '4MiB', '--fail-on', 'oom']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/✘ OOM: 1 of 1 allocator ran out of memory at capacity 4\.00 MiB: naive \(fragmentation\)/);
     expect(lastLine(r.stderr)).toBe(
       'memsim: gate oom failed: naive hit 1 OOM(s) at capacity 4.00 MiB; the first at event 1 (line 3): 3.00 MiB requested with 1000 B live, 1.00 KiB reserved (fragmentation)',
     );
-    expect(runCli(['compare', mixed, '--capacity', '5MiB', '--fail-on', 'oom']).code).toBe(0);
+    expect(runCli(['compare', '--allocators', 'naive', mixed, '--capacity', '5MiB', '--fail-on', 'oom']).code).toBe(0);
     // Without the gate an OOM is a result, not a failure.
-    expect(runCli(['compare', mixed, '--capacity', '4MiB']).code).toBe(0);
+    expect(runCli(['compare', '--allocators', 'naive', mixed, '--capacity', '4MiB']).code).toBe(0);
   });
 
   it('fails a fragmentation threshold above it and passes below it', () => {
-    const r = runCli(['compare', tiny, '--fail-on', 'fragmentation>0.3']);
+    const r = runCli(['compare', '--allocators', 'naive', tiny, '--fail-on', 'fragmentation>0.3']);
     expect(r.code).toBe(1);
     expect(lastLine(r.stderr)).toBe('memsim: gate fragmentation>0.3 failed: naive fragmentation 0.998047 > 0.3 (peak live 2 B, peak allocated 1.00 KiB, peak reserved 1.00 KiB)');
-    expect(runCli(['compare', tiny, '--fail-on', 'fragmentation>99.9%']).code).toBe(0);
+    expect(runCli(['compare', '--allocators', 'naive', tiny, '--fail-on', 'fragmentation>99.9%']).code).toBe(0);
   });
 
   it('reports every failed gate, the last one last', () => {
-    const r = runCli(['compare', tiny, '--capacity', '512', '--fail-on', 'overhead>0.5', '--fail-on', 'oom']);
+    const r = runCli(['compare', '--allocators', 'naive', tiny, '--capacity', '512', '--fail-on', 'overhead>0.5', '--fail-on', 'oom']);
     expect(r.code).toBe(1);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
@@ -81,18 +81,18 @@ describe('memsim compare (CLI)', () => {
       [['--jobs', '0'], /--jobs: must be at least 1/],
     ];
     for (const [args, message] of cases) {
-      const r = runCli(['compare', mixed, ...args]);
+      const r = runCli(['compare', '--allocators', 'naive', mixed, ...args]);
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
       expect(r.stderr).toMatch(message);
       expect(r.stdout).toBe('');
     }
     const wrongSchema = join(dir, 'replay.json');
     writeFileSync(wrongSchema, runCli(['replay', mixed, '--format', 'json']).stdout);
-    expect(runCli(['compare', mixed, '--baseline', wrongSchema]).stderr).toMatch(/not a usable memsim.compare\/1 baseline: schema is "memsim.replay\/1"/);
+    expect(runCli(['compare', '--allocators', 'naive', mixed, '--baseline', wrongSchema]).stderr).toMatch(/not a usable memsim.compare\/1 baseline: schema is "memsim.replay\/1"/);
   });
 
   it('fails the regression gate when a figure got worse than the baseline', () => {
-    const r = runCli(['compare', grown, '--min-capacity', '--capacity-step', '1KiB', '--baseline', baseline, '--fail-on', 'regression', '--format', 'json']);
+    const r = runCli(['compare', '--allocators', 'naive', grown, '--min-capacity', '--capacity-step', '1KiB', '--baseline', baseline, '--fail-on', 'regression', '--format', 'json']);
     expect(r.code).toBe(1);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toEqual([
@@ -109,7 +109,7 @@ describe('memsim compare (CLI)', () => {
   });
 
   it('lets --max-regression allow a small worsening and fail a larger one', () => {
-    const args = ['compare', grown, '--min-capacity', '--capacity-step', '1KiB', '--baseline', baseline];
+    const args = ['compare', '--allocators', 'naive', grown, '--min-capacity', '--capacity-step', '1KiB', '--baseline', baseline];
     expect(runCli([...args, '--max-regression', '5%']).code).toBe(0);
     expect(runCli([...args, '--max-regression', '0.03']).code).toBe(0);
     const r = runCli([...args, '--max-regression', '2%']);
@@ -120,7 +120,7 @@ describe('memsim compare (CLI)', () => {
   });
 
   it('reports improvements against the baseline and passes the gate', () => {
-    const r = runCli(['compare', shrunk, '--min-capacity', '--capacity-step', '1KiB', '--baseline', baseline, '--fail-on', 'regression', '--format', 'markdown']);
+    const r = runCli(['compare', '--allocators', 'naive', shrunk, '--min-capacity', '--capacity-step', '1KiB', '--baseline', baseline, '--fail-on', 'regression', '--format', 'markdown']);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe('**✅ fits**: the allocator fits (unlimited capacity); best `naive`: peak reserved 90.00 KiB, +0.00% over the lower bound 90.00 KiB · 📉 improved vs baseline: 2 figures better');
     expect(r.stdout).toContain('<details><summary>vs baseline: 0 worse, 2 better</summary>');
@@ -128,13 +128,13 @@ describe('memsim compare (CLI)', () => {
   });
 
   it('counts a new OOM as a regression from none', () => {
-    const r = runCli(['compare', base, '--capacity', '50KiB', '--baseline', baseline, '--fail-on', 'regression']);
+    const r = runCli(['compare', '--allocators', 'naive', base, '--capacity', '50KiB', '--baseline', baseline, '--fail-on', 'regression']);
     expect(r.code).toBe(1);
     expect(lastLine(r.stderr)).toBe('memsim: gate regression failed: naive OOM count 0 -> 1 (from none), over the 0% allowed (--max-regression)');
   });
 
   it('writes bench-json for benchmark trackers', () => {
-    const r = runCli(['compare', mixed, '--min-capacity', '--format', 'bench-json']);
+    const r = runCli(['compare', '--allocators', 'naive', mixed, '--min-capacity', '--format', 'bench-json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([
       { name: 'lower bound (peak live)', unit: 'bytes', value: 1000 + 3 * MiB },
@@ -144,9 +144,11 @@ describe('memsim compare (CLI)', () => {
   });
 
   it('gives the same JSON with one job or several', () => {
+    // Every registered allocator: with two or more, --jobs 2 runs them on worker threads.
     const one = runCli(['compare', mixed, '--min-capacity', '--format', 'json', '--jobs', '1']);
     const two = runCli(['compare', mixed, '--min-capacity', '--format', 'json', '--jobs', '2']);
     expect(one.code).toBe(0);
+    expect(two.stderr).toBe('');
     expect(two.stdout).toBe(one.stdout);
     expect(JSON.parse(one.stdout).schema).toBe('memsim.compare/1');
   });
@@ -154,7 +156,7 @@ describe('memsim compare (CLI)', () => {
   it('writes the report to --output, the JSON to --json-output even when a gate fails, and keeps stdout empty', () => {
     const out = join(dir, 'out.md');
     const json = join(dir, 'out.json');
-    const r = runCli(['compare', mixed, '--capacity', '4MiB', '--fail-on', 'oom', '--format', 'markdown', '--output', out, '--json-output', json]);
+    const r = runCli(['compare', '--allocators', 'naive', mixed, '--capacity', '4MiB', '--fail-on', 'oom', '--format', 'markdown', '--output', out, '--json-output', json]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(readFileSync(out, 'utf8')).toMatch(/^\*\*❌ OOM\*\*/);

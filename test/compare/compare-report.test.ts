@@ -107,7 +107,9 @@ describe('planner rows', () => {
     expect(plan.replays).toBe(3);
     // One plan per row (fake and declines), however many capacities the search tries.
     expect(planCalls).toBe(2);
-    expect(report.allocators.map((a) => a.name)).toEqual(['plan:fake', 'naive']);
+    // Best first: the arena is below naive's 4 MiB + 1 KiB.
+    expect(report.allocators[0]?.name).toBe('plan:fake');
+    expect(report.allocators.map((a) => a.name)).toContain('naive');
     // A strategy that declines the trace is listed as skipped, with its reason.
     expect(report.skipped).toEqual([{ name: 'plan:declines', reason: 'too large for this strategy' }]);
   });
