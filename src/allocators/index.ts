@@ -3,9 +3,11 @@
  * one module and one line here; commands, help and validation read the registry.
  */
 import { naive } from './naive.js';
+import { recorded } from './recorded.js';
 import { registerAllocator } from './registry.js';
 
 registerAllocator(naive);
+registerAllocator(recorded);
 
 export { getAllocator, listAllocators, resolveOptions, describeOptionKind } from './registry.js';
 export type { ResolvedOptions } from './registry.js';

@@ -1,0 +1,441 @@
+import { UsageError } from '../../errors.js';
+import { formatBytes } from '../../util/bytes.js';
+import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, TAKE_OK } from '../../util/segment-layout.js';
+import type { TraceBuilder } from '../builder.js';
+import type { RecordedBlock, RecordedHistory, RecordedOom, RecordedSegment, RecordedSegmentEvent } from '../model.js';
+import { FrameTags } from './frames.js';
+import { toPlain } from './pickle-value.js';
+import { type InitialState, reconstructInitialState, segmentPoolBySize } from './reconstruct.js';
+import { blockBytesFromFree, type BlockRules, isSmallPool, roundSize, rulesFromSettings } from './round-size.js';
+import {
+  A_ALLOC,
+  A_FREE_COMPLETED,
+  A_FREE_REQUESTED,
+  A_OOM,
+  A_SEGMENT_ALLOC,
+  A_SEGMENT_FREE,
+  A_SEGMENT_MAP,
+  A_SEGMENT_UNMAP,
+  type DeviceTrace,
+  type Snapshot,
+  type SnapshotSegment,
+  traceColumns,
+} from './snapshot.js';
+
+/**
+ * Lower-case hex of an address. Number#toString(16) takes a slow path for values beyond 2^31 (heap
+ * numbers); two 24-bit halves stay on the fast one.
+ */
+function hex(n: number): string {
+  if (n < 0x1000000) return n.toString(16);
+  const hi = Math.floor(n / 0x1000000);
+  const lo = (n - hi * 0x1000000).toString(16);
+  return hi.toString(16) + '000000'.slice(lo.length) + lo;
+}
+
+/** The device to import: the one asked for, else the one holding the most reserved memory. */
+export function chooseDevice(snap: Snapshot, requested: number | undefined): { device: number; devices: number[] } {
+  const reserved = new Map<number, number>();
+  for (const s of snap.segments) reserved.set(s.device, (reserved.get(s.device) ?? 0) + s.totalBytes);
+  snap.rawTraces.forEach((t, d) => {
+    if (t.length > 0 && !reserved.has(d)) reserved.set(d, 0);
+  });
+  const devices = [...reserved.keys()].sort((a, b) => a - b);
+  if (requested !== undefined) {
+    if (!reserved.has(requested) && requested >= snap.rawTraces.length) {
+      throw new UsageError(`--device ${requested}: this snapshot has ${devices.length > 0 ? `devices ${devices.join(', ')}` : 'no device with segments or trace entries'}`);
+    }
+    return { device: requested, devices };
+  }
+  let best = -1;
+  for (const d of devices) if (best < 0 || (reserved.get(d) as number) > (reserved.get(best) as number)) best = d;
+  if (best >= 0 && (reserved.get(best) as number) > 0) return { device: best, devices };
+  const withEvents = snap.rawTraces.findIndex((t) => t.length > 0);
+  return { device: withEvents >= 0 ? withEvents : (devices[0] ?? 0), devices };
+}
+
+/** Per-allocation records, grown as allocations are added. */
+class AllocationRecords {
+  address = new Float64Array(1024);
+  allocated = new Float64Array(1024);
+  count = 0;
+
+  set(a: number, address: number, bytes: number): void {
+    if (a >= this.address.length) {
+      const n = Math.max(a + 1, this.address.length * 2);
+      const x = new Float64Array(n);
+      x.set(this.address);
+      this.address = x;
+      const y = new Float64Array(n);
+      y.set(this.allocated);
+      this.allocated = y;
+    }
+    this.address[a] = address;
+    this.allocated[a] = bytes;
+    if (a >= this.count) this.count = a + 1;
+  }
+}
+
+/**
+ * Converts one device of a snapshot into events (written to `builder`) and the recorded history:
+ * allocations live when the window opened first (then `markInitialEvents`), then `alloc` and
+ * `free_completed` of the trace in order, with stable ids (`b<address hex>_<n>`, n counting the
+ * allocations at that address, as the viewer's versions do), the stream, `time_us`, and a tag from
+ * the innermost useful frame. The block size of each allocation follows from the layout it was
+ * placed in (the free block at its address and should_split), checked against the final segments.
+ */
+export function importSnapshot(snap: Snapshot, file: string, builder: TraceBuilder, requestedDevice: number | undefined): RecordedHistory {
+  const { device, devices } = chooseDevice(snap, requestedDevice);
+  const rules = rulesFromSettings(snap.settings);
+  const t = traceColumns(snap, device, file);
+  const finals = snap.segments.filter((s) => s.device === device).sort((a, b) => a.address - b.address);
+  const initial = reconstructInitialState(finals, t, rules);
+  const conv = new Converter(builder, t, rules, initial);
+  conv.run();
+  const check = conv.checkAgainst(finals);
+  const notes = describe(snap, device, devices, t, finals, initial, conv, check);
+  builder.meta = { source: 'PyTorch memory snapshot', device };
+  const recorded: RecordedHistory = {
+    allocator: 'pytorch-caching',
+    address: conv.records.address.slice(0, conv.records.count),
+    allocatedBytes: conv.records.allocated.slice(0, conv.records.count),
+    segmentEvents: conv.segmentEvents,
+    initialSegments: conv.initialSegments,
+    finalSegments: finals.map((s) => finalSegment(s, conv.liveAt)),
+    ooms: conv.ooms,
+    notes,
+    extra: { device, devices, shape: snap.shape, initialAllocations: initial.allocations.length },
+  };
+  if (snap.settings) recorded.settings = toPlain(snap.settings) as Record<string, unknown>;
+  return recorded;
+}
+
+function finalSegment(s: SnapshotSegment, liveAt: Map<number, number>): RecordedSegment {
+  return {
+    address: s.address,
+    sizeBytes: s.totalBytes,
+    stream: s.stream,
+    pool: s.pool,
+    isExpandable: s.isExpandable,
+    allocatedBytes: s.allocatedBytes,
+    activeBytes: s.activeBytes,
+    blocks: s.blocks.map((b) => {
+      const r: RecordedBlock = { address: b.address, sizeBytes: b.sizeBytes, state: b.state };
+      if (b.state !== 'free') {
+        r.requestedBytes = b.requestedBytes;
+        const a = liveAt.get(b.address);
+        if (a !== undefined) r.allocation = a;
+      }
+      return r;
+    }),
+  };
+}
+
+/** How the end of the converted history compares with the file's final segments. */
+interface FinalCheck {
+  segmentsMatch: boolean;
+  blocksMatch: number;
+  blocksDiffer: number;
+  liveNotInFinal: number;
+}
+
+/** The forward pass: events, block sizes, segment history. */
+class Converter {
+  readonly records = new AllocationRecords();
+  readonly segmentEvents: RecordedSegmentEvent[] = [];
+  readonly ooms: RecordedOom[] = [];
+  initialSegments: RecordedSegment[] = [];
+  /** Address -> the live allocation there. */
+  readonly liveAt = new Map<number, number>();
+  /** Address -> allocations made there so far (the `n` of the ids). */
+  private readonly occurrences = new Map<number, number>();
+  /** The id of each allocation. */
+  private readonly ids: string[] = [];
+  private readonly layout = new SegmentLayout();
+  private readonly tags = new FrameTags();
+  initialCount = 0;
+  initialBytes = 0;
+  allocs = 0;
+  frees = 0;
+  pendingFreeRequests = 0;
+  /** Inconsistencies between the trace and the layout it implies. */
+  misplaced = 0;
+  sizeFixes = 0;
+  timeFixes = 0;
+  segmentMismatch = 0;
+  private lastTime = -Infinity;
+
+  constructor(
+    private readonly b: TraceBuilder,
+    private readonly t: DeviceTrace,
+    private readonly rules: BlockRules,
+    private readonly initial: InitialState,
+  ) {}
+
+  private idFor(address: number): string {
+    const n = this.occurrences.get(address) ?? 0;
+    this.occurrences.set(address, n + 1);
+    return `b${hex(address)}_${n}`;
+  }
+
+  run(): void {
+    for (const s of this.initial.segments) this.layout.addSegment(s.start, s.end - s.start, s.stream, s.pool, s.isExpandable);
+    for (const x of this.initial.allocations) {
+      const id = this.idFor(x.address);
+      const a = this.b.addAlloc(id, x.requestedBytes, 0, x.stream, this.tags.tag(x.frames), undefined, 0);
+      if (a < 0) continue;
+      this.ids[a] = id;
+      this.place(a, x.address, x.blockBytes);
+      this.initialCount++;
+      this.initialBytes += x.requestedBytes;
+    }
+    this.b.markInitialEvents();
+    this.initialSegments = this.snapshotSegments();
+    const t = this.t;
+    for (let k = 0; k < t.length; k++) {
+      switch (t.action[k]) {
+        case A_ALLOC:
+          this.alloc(k);
+          break;
+        case A_FREE_COMPLETED:
+          this.free(k);
+          break;
+        case A_FREE_REQUESTED:
+          this.pendingFreeRequests++;
+          break;
+        case A_SEGMENT_ALLOC:
+        case A_SEGMENT_FREE:
+        case A_SEGMENT_MAP:
+        case A_SEGMENT_UNMAP:
+          this.segment(k);
+          break;
+        case A_OOM:
+          this.ooms.push({
+            beforeEvent: this.b.length,
+            sizeBytes: t.size[k] as number,
+            deviceFreeBytes: t.addr[k] as number,
+            stream: t.stream[k] as number,
+            source: `device_traces entry ${k}`,
+          });
+          break;
+        default:
+      }
+    }
+  }
+
+  private place(a: number, address: number, bytes: number): void {
+    this.records.set(a, address, bytes);
+    this.liveAt.set(address, a);
+    if (this.layout.take(address, bytes, a) !== TAKE_OK) this.misplaced++;
+  }
+
+  /** Times must not decrease in a memsim trace; a snapshot's rare out-of-order stamps are raised. */
+  private time(k: number): number | undefined {
+    const v = this.t.time[k] as number;
+    if (Number.isNaN(v)) return undefined;
+    if (v < this.lastTime) {
+      this.timeFixes++;
+      return this.lastTime;
+    }
+    this.lastTime = v;
+    return v;
+  }
+
+  private alloc(k: number): void {
+    const t = this.t;
+    const address = t.addr[k] as number;
+    const requested = t.size[k] as number;
+    const stream = t.stream[k] as number;
+    const liveThere = this.liveAt.get(address);
+    if (liveThere !== undefined) {
+      // An alloc over a live block: let the builder report it (or count it under --lenient).
+      this.b.addAlloc(this.ids[liveThere] as string, requested, undefined, stream, undefined, this.time(k), k + 1);
+      return;
+    }
+    const rounded = roundSize(requested, this.rules);
+    const free = this.layout.freeBytesFrom(address);
+    const bytes = free >= rounded ? blockBytesFromFree(rounded, free, this.rules) : rounded;
+    const id = this.idFor(address);
+    const a = this.b.addAlloc(id, requested, undefined, stream, this.tags.tag(t.frames[k]), this.time(k), k + 1);
+    if (a < 0) return;
+    this.ids[a] = id;
+    this.allocs++;
+    this.place(a, address, bytes);
+  }
+
+  private free(k: number): void {
+    const t = this.t;
+    const address = t.addr[k] as number;
+    const a = this.liveAt.get(address);
+    if (a === undefined) {
+      // Not live: a second free of the same block. The builder names it (or counts it).
+      const n = this.occurrences.get(address);
+      this.b.addFree(`b${hex(address)}_${n === undefined ? 0 : n - 1}`, undefined, t.stream[k] as number, this.time(k), k + 1);
+      return;
+    }
+    const id = this.ids[a] as string;
+    if (this.b.addFree(id, undefined, t.stream[k] as number, this.time(k), k + 1) < 0) return;
+    this.frees++;
+    this.liveAt.delete(address);
+    this.layout.release(address);
+  }
+
+  /** The pool a new segment serves: that of the next alloc (a segment is created for it), else by size. */
+  private poolOfNewSegment(k: number, sizeBytes: number, isExpandable: boolean): number {
+    const t = this.t;
+    for (let j = k + 1; j < t.length && j < k + 64; j++) {
+      if (t.action[j] === A_ALLOC) return isSmallPool(roundSize(t.size[j] as number, this.rules)) ? POOL_SMALL : POOL_LARGE;
+    }
+    return segmentPoolBySize(sizeBytes, isExpandable);
+  }
+
+  private segment(k: number): void {
+    const t = this.t;
+    const action = t.action[k];
+    const address = t.addr[k] as number;
+    const sizeBytes = t.size[k] as number;
+    const stream = t.stream[k] as number;
+    let ok: boolean;
+    let name: RecordedSegmentEvent['action'];
+    let pool = POOL_UNKNOWN;
+    if (action === A_SEGMENT_ALLOC) {
+      name = 'alloc';
+      pool = this.poolOfNewSegment(k, sizeBytes, false);
+      ok = this.layout.addSegment(address, sizeBytes, stream, pool, false);
+    } else if (action === A_SEGMENT_FREE) {
+      name = 'free';
+      ok = this.layout.removeSegment(address, sizeBytes);
+    } else if (action === A_SEGMENT_MAP) {
+      name = 'map';
+      // A range that extends a mapped one belongs to its pool; a new expandable segment to the next alloc's.
+      const joined = this.layout.segmentAt(address - 1);
+      pool = joined && joined.isExpandable && joined.stream === stream ? joined.pool : this.poolOfNewSegment(k, sizeBytes, true);
+      ok = this.layout.map(address, sizeBytes, stream, pool);
+    } else {
+      name = 'unmap';
+      ok = this.layout.unmap(address, sizeBytes);
+    }
+    if (!ok) this.segmentMismatch++;
+    const ev: RecordedSegmentEvent = { beforeEvent: this.b.length, action: name, address, sizeBytes, stream };
+    if (pool !== POOL_UNKNOWN) ev.pool = pool === POOL_SMALL ? 'small' : 'large';
+    this.segmentEvents.push(ev);
+  }
+
+  /** The layout's segments now, with their blocks (used right after the initial allocations). */
+  private snapshotSegments(): RecordedSegment[] {
+    const out: RecordedSegment[] = [];
+    this.layout.forEachSegment((s) => {
+      const blocks: RecordedBlock[] = [];
+      this.layout.forEachBlockIn(s.start, s.end, (start, end, id) => {
+        blocks.push(id < 0 ? { address: start, sizeBytes: end - start, state: 'free' } : { address: start, sizeBytes: end - start, state: 'allocated', allocation: id });
+      });
+      out.push({
+        address: s.start,
+        sizeBytes: s.end - s.start,
+        stream: s.stream,
+        pool: s.pool === POOL_SMALL ? 'small' : 'large',
+        isExpandable: s.isExpandable,
+        blocks,
+      });
+    });
+    return out;
+  }
+
+  /** Compares the end of the replayed layout with the final segments; the final block sizes win. */
+  checkAgainst(finals: SnapshotSegment[]): FinalCheck {
+    const finalStarts = new Map<number, number>();
+    for (const s of finals) finalStarts.set(s.address, s.totalBytes);
+    let segmentsMatch = finalStarts.size === this.layout.segmentCount;
+    this.layout.forEachSegment((s) => {
+      if (finalStarts.get(s.start) !== s.end - s.start) segmentsMatch = false;
+    });
+    let blocksMatch = 0;
+    let blocksDiffer = 0;
+    const activeFinal = new Set<number>();
+    for (const s of finals) {
+      for (const blk of s.blocks) {
+        if (blk.state === 'free') continue;
+        activeFinal.add(blk.address);
+        const a = this.liveAt.get(blk.address);
+        if (a === undefined) continue;
+        if (this.records.allocated[a] === blk.sizeBytes) {
+          blocksMatch++;
+        } else {
+          blocksDiffer++;
+          this.records.allocated[a] = blk.sizeBytes;
+        }
+      }
+    }
+    let liveNotInFinal = 0;
+    for (const addr of this.liveAt.keys()) if (!activeFinal.has(addr)) liveNotInFinal++;
+    return { segmentsMatch, blocksMatch, blocksDiffer, liveNotInFinal };
+  }
+}
+
+/** Plain-language notes for the report. */
+function describe(
+  snap: Snapshot,
+  device: number,
+  devices: number[],
+  t: DeviceTrace,
+  finals: SnapshotSegment[],
+  initial: InitialState,
+  conv: Converter,
+  check: FinalCheck,
+): string[] {
+  const notes: string[] = [];
+  const reserved = finals.reduce((s, x) => s + x.totalBytes, 0);
+  const allocated = finals.reduce((s, x) => s + x.allocatedBytes, 0);
+  const others = devices.filter((d) => d !== device);
+  notes.push(
+    `PyTorch memory snapshot, device ${device}${others.length > 0 ? ` (also in the file: device ${others.join(', ')}; pick one with --device)` : ''}: ` +
+      `${finals.length} segments, ${formatBytes(reserved)} reserved and ${formatBytes(allocated)} allocated at the dump; ` +
+      `${t.length} trace entries, ${conv.allocs} allocs and ${conv.frees} frees in the window.`,
+  );
+  if (snap.shape === 'segments') {
+    notes.push(`the file is the oldest form (a bare list of segments, no trace): the replay shows the state at the dump, its ${conv.initialCount} live blocks as allocations.`);
+  } else if (t.length === 0) {
+    notes.push(`the snapshot has no trace for device ${device} (history recording was off): the replay shows the state at the dump, its ${conv.initialCount} live blocks as allocations.`);
+  } else {
+    const stillLive = initial.allocations.filter((x) => x.liveAtEnd).length;
+    notes.push(
+      `the window opened with ${conv.initialCount} allocations live (${formatBytes(conv.initialBytes)} requested), reconstructed from the final segments: ` +
+        `they are the first ${conv.initialCount} events (${stillLive} still live at the dump, ${conv.initialCount - stillLive} freed in the window).`,
+    );
+  }
+  const conf = snap.settings?.['PYTORCH_CUDA_ALLOC_CONF'];
+  notes.push(
+    snap.settings
+      ? `recorded with PYTORCH_CUDA_ALLOC_CONF="${typeof conf === 'string' ? conf : ''}" (allocator_settings are in the trace's recorded history).`
+      : 'the file has no allocator_settings: it was recorded with the default settings.',
+  );
+  for (const o of conv.ooms) {
+    notes.push(
+      `the real run hit an OOM before event ${o.beforeEvent} (${o.source}): PyTorch tried to allocate ${formatBytes(o.sizeBytes)} on stream ${o.stream} ` +
+        `with ${formatBytes(o.deviceFreeBytes ?? 0)} free on the device.`,
+    );
+  }
+  if (check.segmentsMatch && check.blocksDiffer === 0 && check.liveNotInFinal === 0 && conv.misplaced === 0 && conv.segmentMismatch === 0) {
+    notes.push(
+      t.length === 0
+        ? `the live blocks and segments match the file's final segments (${check.blocksMatch} active blocks).`
+        : `the trace replayed over the reconstructed start reproduces the final segments and their ${check.blocksMatch} active blocks exactly.`,
+    );
+  } else {
+    const parts: string[] = [];
+    if (!check.segmentsMatch) parts.push('the segment history does not lead to the final segments');
+    if (conv.segmentMismatch > 0) parts.push(`${conv.segmentMismatch} segment events do not fit the segments`);
+    if (check.blocksDiffer > 0) parts.push(`${check.blocksDiffer} live blocks differ in size from the final segments (their final size is used)`);
+    if (check.liveNotInFinal > 0) parts.push(`${check.liveNotInFinal} allocations live at the end of the trace are not in the final segments`);
+    if (conv.misplaced > 0) parts.push(`${conv.misplaced} allocations do not sit in a free range of a segment`);
+    notes.push(`the snapshot is not fully consistent: ${parts.join('; ')}.`);
+  }
+  for (const p of initial.problems) notes.push(`reconstruction: ${p}.`);
+  if (conv.timeFixes > 0) notes.push(`${conv.timeFixes} trace entries had a time_us earlier than the entry before; their time was raised to keep times non-decreasing.`);
+  const pending = finals.reduce((n, s) => n + s.blocks.filter((b) => b.state === 'pending').length, 0);
+  if (pending > 0) notes.push(`${pending} blocks were freed but still in use by another stream at the dump (active_pending_free): they count as live until free_completed.`);
+  const other = [...t.otherActions].map(([k, v]) => `${v} ${k}`);
+  if (other.length > 0) notes.push(`trace entries not used: ${other.join(', ')}.`);
+  return notes;
+}
+
