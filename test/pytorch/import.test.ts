@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TraceError, UsageError } from '../../src/errors.js';
 import { replay } from '../../src/sim/run.js';
-import { OP_ALLOC, OP_FREE, type Trace } from '../../src/trace/model.js';
+import { OP_ALLOC, OP_FREE } from '../../src/trace/model.js';
 import { readTrace } from '../../src/trace/read.js';
 import { entry, frame, MiB, segment, settings, writeSnapshot } from './snapshot-helpers.js';
 import '../../src/allocators/index.js';
@@ -378,17 +378,3 @@ describe('PyTorch snapshot import: the oldest form and odd input', () => {
     expect(() => readTrace(writeSnapshot({ segments: [{ address: 1 }] }))).toThrow('segments[0].total_size: missing');
   });
 });
-
-/** The columns of two traces are equal event by event. */
-export function expectSameEvents(a: Trace, b: Trace): void {
-  expect(b.length).toBe(a.length);
-  expect([...b.op]).toEqual([...a.op]);
-  expect(b.ids).toEqual(a.ids);
-  expect([...b.alloc]).toEqual([...a.alloc]);
-  expect([...b.size]).toEqual([...a.size]);
-  expect([...b.step]).toEqual([...a.step]);
-  expect(b.stream ? [...b.stream] : null).toEqual(a.stream ? [...a.stream] : null);
-  const tags = (t: Trace) => Array.from({ length: t.length }, (_, i) => (t.tag ? t.tags[t.tag[i]!] : ''));
-  expect(tags(b)).toEqual(tags(a));
-  expect(b.time ? [...b.time] : null).toEqual(a.time ? [...a.time] : null);
-}

@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pickle, PickleTuple, type PickleWritable } from '../../src/trace/pytorch/pickle-writer.js';
+import { expect } from 'vitest';
+import type { Trace } from '../../src/trace/model.js';
 import { tempDir } from '../helpers.js';
 
 /** A block of a synthetic final segment. */
@@ -108,3 +110,17 @@ export function writeSnapshot(value: PickleWritable, form: 'pickle' | 'json' = '
 }
 
 export const MiB = 1024 * 1024;
+
+/** The columns of two traces are equal event by event. */
+export function expectSameEvents(a: Trace, b: Trace): void {
+  expect(b.length).toBe(a.length);
+  expect([...b.op]).toEqual([...a.op]);
+  expect(b.ids).toEqual(a.ids);
+  expect([...b.alloc]).toEqual([...a.alloc]);
+  expect([...b.size]).toEqual([...a.size]);
+  expect([...b.step]).toEqual([...a.step]);
+  expect(b.stream ? [...b.stream] : null).toEqual(a.stream ? [...a.stream] : null);
+  const tags = (t: Trace) => Array.from({ length: t.length }, (_, i) => (t.tag ? t.tags[t.tag[i]!] : ''));
+  expect(tags(b)).toEqual(tags(a));
+  expect(b.time ? [...b.time] : null).toEqual(a.time ? [...a.time] : null);
+}
