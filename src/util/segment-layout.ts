@@ -160,9 +160,34 @@ export class SegmentLayout {
   addSegment(start: number, size: number, stream: number, pool: number, isExpandable: boolean): boolean {
     if (size <= 0 || this.overlapsSegment(start, start + size)) return false;
     this.segs.insert(start, start + size, this.newSegId(stream, pool, isExpandable));
-    this.addGap(start, start + size);
+    this.addFreeAround(start, start + size);
     this.reservedBytes += size;
     return true;
+  }
+
+  /** Adds [start, end) minus the live blocks in it as free ranges (a new or newly mapped range). */
+  private addFreeAround(start: number, end: number): void {
+    let at = start;
+    const before = this.used.predecessor(start, Infinity);
+    if (before >= 0 && this.used.b(before) > at) at = this.used.b(before);
+    for (let u = this.used.lowerBound(start, Infinity); u >= 0 && this.used.a(u) < end; u = this.used.next(u)) {
+      if (this.used.a(u) > at) this.freeRange(at, this.used.a(u));
+      at = Math.max(at, this.used.b(u));
+    }
+    if (at < end) this.freeRange(at, end);
+  }
+
+  /** Removes whatever free ranges overlap [start, end) (a block recorded where the layout had no room). */
+  private carveAll(start: number, end: number): void {
+    let g = this.gaps.predecessor(end, -Infinity);
+    while (g >= 0 && this.gaps.b(g) > start) {
+      const gs = this.gaps.a(g);
+      const ge = this.gaps.b(g);
+      this.removeGap(gs, ge);
+      if (gs < start) this.addGap(gs, start);
+      if (ge > end) this.addGap(end, ge);
+      g = this.gaps.predecessor(Math.min(gs, end), -Infinity);
+    }
   }
 
   /**
@@ -209,7 +234,7 @@ export class SegmentLayout {
     }
     this.segs.insert(s, e, this.newSegId(stream, p, true));
     this.reservedBytes += size;
-    this.freeRange(start, end);
+    this.addFreeAround(start, end);
     return true;
   }
 
@@ -256,8 +281,9 @@ export class SegmentLayout {
     if (after >= 0 && this.used.a(after) < end) return TAKE_OVERLAP;
     this.used.insert(start, end, id);
     this.usedBytes += size;
-    if (size === 0) return TAKE_OK;
-    return this.carve(start, end) ? TAKE_OK : TAKE_OUTSIDE_FREE;
+    if (size === 0 || this.carve(start, end)) return TAKE_OK;
+    this.carveAll(start, end);
+    return TAKE_OUTSIDE_FREE;
   }
 
   /** Releases the live block starting at `start`; returns its size, or -1 when there is none. */
@@ -267,7 +293,12 @@ export class SegmentLayout {
     const end = this.used.b(n);
     this.used.remove(start, end);
     this.usedBytes -= end - start;
-    this.freeRange(start, end);
+    // Free again the parts that lie in segments (all of it, unless the history was inconsistent).
+    for (let sg = this.segNodeAt(start) >= 0 ? this.segNodeAt(start) : this.segs.lowerBound(start, -Infinity); sg >= 0 && this.segs.a(sg) < end; sg = this.segs.next(sg)) {
+      const a = Math.max(start, this.segs.a(sg));
+      const b = Math.min(end, this.segs.b(sg));
+      if (a < b) this.freeRange(a, b);
+    }
     return end - start;
   }
 
