@@ -115,7 +115,7 @@ export const MiB = 1024 * 1024;
 export function expectSameEvents(a: Trace, b: Trace): void {
   expect(b.length).toBe(a.length);
   expect([...b.op]).toEqual([...a.op]);
-  expect(b.ids).toEqual(a.ids);
+  expect(b.ids.toArray()).toEqual(a.ids.toArray());
   expect([...b.alloc]).toEqual([...a.alloc]);
   expect([...b.size]).toEqual([...a.size]);
   expect([...b.step]).toEqual([...a.step]);
