@@ -4,7 +4,7 @@ import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, TAKE_OK } from '..
 import type { TraceBuilder } from '../builder.js';
 import type { RecordedBlock, RecordedHistory, RecordedOom, RecordedSegment, RecordedSegmentEvent } from '../model.js';
 import { FrameTags } from './frames.js';
-import { toPlain } from './pickle-value.js';
+import { type PickleValue, toPlain } from './pickle-value.js';
 import { type InitialState, reconstructInitialState, segmentPoolBySize } from './reconstruct.js';
 import { blockBytesFromFree, type BlockRules, isSmallPool, roundSize, rulesFromSettings } from './round-size.js';
 import {
@@ -22,15 +22,34 @@ import {
   traceColumns,
 } from './snapshot.js';
 
-/**
- * Lower-case hex of an address. Number#toString(16) takes a slow path for values beyond 2^31 (heap
- * numbers); two 24-bit halves stay on the fast one.
- */
-function hex(n: number): string {
-  if (n < 0x1000000) return n.toString(16);
-  const hi = Math.floor(n / 0x1000000);
-  const lo = (n - hi * 0x1000000).toString(16);
-  return hi.toString(16) + '000000'.slice(lo.length) + lo;
+const HEX_DIGITS = [0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66];
+
+/** Writes allocation ids `b<address hex>_<n>` as ASCII bytes into one scratch buffer. */
+class IdWriter {
+  readonly buf = new Uint8Array(48);
+  private readonly digits = new Uint8Array(16);
+
+  /** Writes the id of the `n`-th allocation at `address`; returns its length in bytes. */
+  write(address: number, n: number): number {
+    const b = this.buf;
+    b[0] = 0x62; // b
+    let p = this.number(address, 16, 1);
+    b[p++] = 0x5f; // _
+    p = this.number(n, 10, p);
+    return p;
+  }
+
+  private number(v: number, radix: number, p: number): number {
+    const d = this.digits;
+    let k = 0;
+    let x = v;
+    do {
+      d[k++] = x % radix;
+      x = Math.floor(x / radix);
+    } while (x > 0);
+    while (k > 0) this.buf[p++] = HEX_DIGITS[d[--k] as number] as number;
+    return p;
+  }
 }
 
 /** The device to import: the one asked for, else the one holding the most reserved memory. */
@@ -149,8 +168,11 @@ class Converter {
   readonly liveAt = new Map<number, number>();
   /** Address -> allocations made there so far (the `n` of the ids). */
   private readonly occurrences = new Map<number, number>();
-  /** The id of each allocation. */
-  private readonly ids: string[] = [];
+  /** The `n` of each allocation's id (its address is in `records`). */
+  private readonly occ: number[] = [];
+  private readonly idBytes = new IdWriter();
+  /** Tag text -> the builder's tag index. */
+  private readonly tagIndex = new Map<string, number>();
   private readonly layout = new SegmentLayout();
   private readonly tags = new FrameTags();
   initialCount = 0;
@@ -172,19 +194,42 @@ class Converter {
     private readonly initial: InitialState,
   ) {}
 
-  private idFor(address: number): string {
+  /** The next occurrence number at an address (the `n` of a new allocation's id there). */
+  private nextOcc(address: number): number {
     const n = this.occurrences.get(address) ?? 0;
     this.occurrences.set(address, n + 1);
-    return `b${hex(address)}_${n}`;
+    return n;
+  }
+
+  private tagOf(frames: PickleValue | undefined): number {
+    const tag = this.tags.tag(frames);
+    if (tag === undefined) return 0;
+    let i = this.tagIndex.get(tag);
+    if (i === undefined) {
+      i = this.b.internTagString(tag);
+      this.tagIndex.set(tag, i);
+    }
+    return i;
+  }
+
+  /** Adds an alloc with the id `b<address hex>_<n>`, written as bytes (no string per event). */
+  private addAlloc(address: number, n: number, requested: number, step: number, stream: number, tag: number, time: number | undefined, line: number): number {
+    const len = this.idBytes.write(address, n);
+    const a = this.b.addAllocBytes(this.idBytes.buf, 0, len, requested, step, stream, tag, time ?? NaN, line);
+    if (a >= 0) this.occ[a] = n;
+    return a;
+  }
+
+  private addFree(address: number, n: number, stream: number, time: number | undefined, line: number): number {
+    const len = this.idBytes.write(address, n);
+    return this.b.addFreeBytes(this.idBytes.buf, 0, len, NaN, stream, time ?? NaN, line);
   }
 
   run(): void {
     for (const s of this.initial.segments) this.layout.addSegment(s.start, s.end - s.start, s.stream, s.pool, s.isExpandable);
     for (const x of this.initial.allocations) {
-      const id = this.idFor(x.address);
-      const a = this.b.addAlloc(id, x.requestedBytes, 0, x.stream, this.tags.tag(x.frames), undefined, 0);
+      const a = this.addAlloc(x.address, this.nextOcc(x.address), x.requestedBytes, 0, x.stream, this.tagOf(x.frames), undefined, 0);
       if (a < 0) continue;
-      this.ids[a] = id;
       this.place(a, x.address, x.blockBytes);
       this.initialCount++;
       this.initialBytes += x.requestedBytes;
@@ -249,16 +294,14 @@ class Converter {
     const liveThere = this.liveAt.get(address);
     if (liveThere !== undefined) {
       // An alloc over a live block: let the builder report it (or count it under --lenient).
-      this.b.addAlloc(this.ids[liveThere] as string, requested, undefined, stream, undefined, this.time(k), k + 1);
+      this.addAlloc(address, this.occ[liveThere] as number, requested, NaN, stream, 0, this.time(k), k + 1);
       return;
     }
     const rounded = roundSize(requested, this.rules);
     const free = this.layout.freeBytesFrom(address);
     const bytes = free >= rounded ? blockBytesFromFree(rounded, free, this.rules) : rounded;
-    const id = this.idFor(address);
-    const a = this.b.addAlloc(id, requested, undefined, stream, this.tags.tag(t.frames[k]), this.time(k), k + 1);
+    const a = this.addAlloc(address, this.nextOcc(address), requested, NaN, stream, this.tagOf(t.frames[k]), this.time(k), k + 1);
     if (a < 0) return;
-    this.ids[a] = id;
     this.allocs++;
     this.place(a, address, bytes);
   }
@@ -270,11 +313,10 @@ class Converter {
     if (a === undefined) {
       // Not live: a second free of the same block. The builder names it (or counts it).
       const n = this.occurrences.get(address);
-      this.b.addFree(`b${hex(address)}_${n === undefined ? 0 : n - 1}`, undefined, t.stream[k] as number, this.time(k), k + 1);
+      this.addFree(address, n === undefined ? 0 : n - 1, t.stream[k] as number, this.time(k), k + 1);
       return;
     }
-    const id = this.ids[a] as string;
-    if (this.b.addFree(id, undefined, t.stream[k] as number, this.time(k), k + 1) < 0) return;
+    if (this.addFree(address, this.occ[a] as number, t.stream[k] as number, this.time(k), k + 1) < 0) return;
     this.frees++;
     this.liveAt.delete(address);
     this.layout.release(address);

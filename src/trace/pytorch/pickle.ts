@@ -251,7 +251,11 @@ class Unpickler {
           // ADDITEMS
           const m = this.popMark();
           const list = this.list(this.below(m));
-          for (let i = m; i < stack.length; i++) list.push(stack[i] as PickleValue);
+          // Size the list once (a frames list arrives in one APPENDS) instead of growing it per push.
+          const base = list.length;
+          const count = stack.length - m;
+          list.length = base + count;
+          for (let i = 0; i < count; i++) list[base + i] = stack[m + i] as PickleValue;
           stack.length = m;
           break;
         }

@@ -61,6 +61,7 @@ export const pytorchSnapshotReader: TraceReader = {
   },
   read(src, builder, options) {
     const bytes = readAll(src);
+    options.onProgress?.(bytes.length, bytes.length);
     let root: PickleValue;
     if (looksLikeJson(bytes)) {
       try {
