@@ -1,9 +1,10 @@
-import { UsageError } from '../../errors.js';
-import { formatBytes } from '../../util/bytes.js';
 import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, TAKE_OK } from '../../util/segment-layout.js';
 import type { TraceBuilder } from '../builder.js';
 import type { RecordedBlock, RecordedHistory, RecordedOom, RecordedSegment, RecordedSegmentEvent } from '../model.js';
+import { chooseDevice } from './device.js';
 import { FrameTags } from './frames.js';
+import { AllocationRecords, IdWriter } from './ids.js';
+import { describe, type FinalCheck } from './notes.js';
 import { type PickleValue, toPlain } from './pickle-value.js';
 import { type InitialState, reconstructInitialState, segmentPoolBySize } from './reconstruct.js';
 import { blockBytesFromFree, type BlockRules, isSmallPool, roundSize, rulesFromSettings } from './round-size.js';
@@ -21,79 +22,6 @@ import {
   type SnapshotSegment,
   traceColumns,
 } from './snapshot.js';
-
-const HEX_DIGITS = [0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66];
-
-/** Writes allocation ids `b<address hex>_<n>` as ASCII bytes into one scratch buffer. */
-class IdWriter {
-  readonly buf = new Uint8Array(48);
-  private readonly digits = new Uint8Array(16);
-
-  /** Writes the id of the `n`-th allocation at `address`; returns its length in bytes. */
-  write(address: number, n: number): number {
-    const b = this.buf;
-    b[0] = 0x62; // b
-    let p = this.number(address, 16, 1);
-    b[p++] = 0x5f; // _
-    p = this.number(n, 10, p);
-    return p;
-  }
-
-  private number(v: number, radix: number, p: number): number {
-    const d = this.digits;
-    let k = 0;
-    let x = v;
-    do {
-      d[k++] = x % radix;
-      x = Math.floor(x / radix);
-    } while (x > 0);
-    while (k > 0) this.buf[p++] = HEX_DIGITS[d[--k] as number] as number;
-    return p;
-  }
-}
-
-/** The device to import: the one asked for, else the one holding the most reserved memory. */
-export function chooseDevice(snap: Snapshot, requested: number | undefined): { device: number; devices: number[] } {
-  const reserved = new Map<number, number>();
-  for (const s of snap.segments) reserved.set(s.device, (reserved.get(s.device) ?? 0) + s.totalBytes);
-  snap.rawTraces.forEach((t, d) => {
-    if (t.length > 0 && !reserved.has(d)) reserved.set(d, 0);
-  });
-  const devices = [...reserved.keys()].sort((a, b) => a - b);
-  if (requested !== undefined) {
-    if (!reserved.has(requested) && requested >= snap.rawTraces.length) {
-      throw new UsageError(`--device ${requested}: this snapshot has ${devices.length > 0 ? `devices ${devices.join(', ')}` : 'no device with segments or trace entries'}`);
-    }
-    return { device: requested, devices };
-  }
-  let best = -1;
-  for (const d of devices) if (best < 0 || (reserved.get(d) as number) > (reserved.get(best) as number)) best = d;
-  if (best >= 0 && (reserved.get(best) as number) > 0) return { device: best, devices };
-  const withEvents = snap.rawTraces.findIndex((t) => t.length > 0);
-  return { device: withEvents >= 0 ? withEvents : (devices[0] ?? 0), devices };
-}
-
-/** Per-allocation records, grown as allocations are added. */
-class AllocationRecords {
-  address = new Float64Array(1024);
-  allocated = new Float64Array(1024);
-  count = 0;
-
-  set(a: number, address: number, bytes: number): void {
-    if (a >= this.address.length) {
-      const n = Math.max(a + 1, this.address.length * 2);
-      const x = new Float64Array(n);
-      x.set(this.address);
-      this.address = x;
-      const y = new Float64Array(n);
-      y.set(this.allocated);
-      this.allocated = y;
-    }
-    this.address[a] = address;
-    this.allocated[a] = bytes;
-    if (a >= this.count) this.count = a + 1;
-  }
-}
 
 /**
  * Converts one device of a snapshot into events (written to `builder`) and the recorded history:
@@ -150,16 +78,8 @@ function finalSegment(s: SnapshotSegment, liveAt: Map<number, number>): Recorded
   };
 }
 
-/** How the end of the converted history compares with the file's final segments. */
-interface FinalCheck {
-  segmentsMatch: boolean;
-  blocksMatch: number;
-  blocksDiffer: number;
-  liveNotInFinal: number;
-}
-
 /** The forward pass: events, block sizes, segment history. */
-class Converter {
+export class Converter {
   readonly records = new AllocationRecords();
   readonly segmentEvents: RecordedSegmentEvent[] = [];
   readonly ooms: RecordedOom[] = [];
@@ -413,71 +333,3 @@ class Converter {
     return { segmentsMatch, blocksMatch, blocksDiffer, liveNotInFinal };
   }
 }
-
-/** Plain-language notes for the report. */
-function describe(
-  snap: Snapshot,
-  device: number,
-  devices: number[],
-  t: DeviceTrace,
-  finals: SnapshotSegment[],
-  initial: InitialState,
-  conv: Converter,
-  check: FinalCheck,
-): string[] {
-  const notes: string[] = [];
-  const reserved = finals.reduce((s, x) => s + x.totalBytes, 0);
-  const allocated = finals.reduce((s, x) => s + x.allocatedBytes, 0);
-  const others = devices.filter((d) => d !== device);
-  notes.push(
-    `PyTorch memory snapshot, device ${device}${others.length > 0 ? ` (also in the file: device ${others.join(', ')}; pick one with --device)` : ''}: ` +
-      `${finals.length} segments, ${formatBytes(reserved)} reserved and ${formatBytes(allocated)} allocated at the dump; ` +
-      `${t.length} trace entries, ${conv.allocs} allocs and ${conv.frees} frees in the window.`,
-  );
-  if (snap.shape === 'segments') {
-    notes.push(`the file is the oldest form (a bare list of segments, no trace): the replay shows the state at the dump, its ${conv.initialCount} live blocks as allocations.`);
-  } else if (t.length === 0) {
-    notes.push(`the snapshot has no trace for device ${device} (history recording was off): the replay shows the state at the dump, its ${conv.initialCount} live blocks as allocations.`);
-  } else {
-    const stillLive = initial.allocations.filter((x) => x.liveAtEnd).length;
-    notes.push(
-      `the window opened with ${conv.initialCount} allocations live (${formatBytes(conv.initialBytes)} requested), reconstructed from the final segments: ` +
-        `they are the first ${conv.initialCount} events (${stillLive} still live at the dump, ${conv.initialCount - stillLive} freed in the window).`,
-    );
-  }
-  const conf = snap.settings?.['PYTORCH_CUDA_ALLOC_CONF'];
-  notes.push(
-    snap.settings
-      ? `recorded with PYTORCH_CUDA_ALLOC_CONF="${typeof conf === 'string' ? conf : ''}" (allocator_settings are in the trace's recorded history).`
-      : 'the file has no allocator_settings: it was recorded with the default settings.',
-  );
-  for (const o of conv.ooms) {
-    notes.push(
-      `the real run hit an OOM before event ${o.beforeEvent} (${o.source}): PyTorch tried to allocate ${formatBytes(o.sizeBytes)} on stream ${o.stream} ` +
-        `with ${formatBytes(o.deviceFreeBytes ?? 0)} free on the device.`,
-    );
-  }
-  if (check.segmentsMatch && check.blocksDiffer === 0 && check.liveNotInFinal === 0 && conv.misplaced === 0 && conv.segmentMismatch === 0) {
-    notes.push(
-      t.length === 0
-        ? `the live blocks and segments match the file's final segments (${check.blocksMatch} active blocks).`
-        : `the trace replayed over the reconstructed start reproduces the final segments and their ${check.blocksMatch} active blocks exactly.`,
-    );
-  } else {
-    const parts: string[] = [];
-    if (!check.segmentsMatch) parts.push('the segment history does not lead to the final segments');
-    if (conv.segmentMismatch > 0) parts.push(`${conv.segmentMismatch} segment events do not fit the segments`);
-    if (check.blocksDiffer > 0) parts.push(`${check.blocksDiffer} live blocks differ in size from the final segments (their final size is used)`);
-    if (check.liveNotInFinal > 0) parts.push(`${check.liveNotInFinal} allocations live at the end of the trace are not in the final segments`);
-    if (conv.misplaced > 0) parts.push(`${conv.misplaced} allocations do not sit in a free range of a segment`);
-    notes.push(`the snapshot is not fully consistent: ${parts.join('; ')}.`);
-  }
-  for (const p of initial.problems) notes.push(`reconstruction: ${p}.`);
-  if (conv.timeFixes > 0) notes.push(`${conv.timeFixes} trace entries had a time_us earlier than the entry before; their time was raised to keep times non-decreasing.`);
-  const pending = finals.reduce((n, s) => n + s.blocks.filter((b) => b.state === 'pending').length, 0);
-  if (pending > 0) notes.push(`${pending} blocks were freed but still in use by another stream at the dump (active_pending_free): they count as live until free_completed.`);
-  const other = [...t.otherActions].map(([k, v]) => `${v} ${k}`);
-  if (other.length > 0) notes.push(`trace entries not used: ${other.join(', ')}.`);
-  return notes;
-}
-
