@@ -4,10 +4,12 @@
  */
 import { lifetimePool } from './lifetime-pool/index.js';
 import { naive } from './naive.js';
+import { recorded } from './recorded.js';
 import { registerAllocator } from './registry.js';
 
 registerAllocator(naive);
 registerAllocator(lifetimePool);
+registerAllocator(recorded);
 
 export { getAllocator, listAllocators, resolveOptions, describeOptionKind } from './registry.js';
 export type { ResolvedOptions } from './registry.js';
