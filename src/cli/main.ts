@@ -5,6 +5,7 @@ import { compareCommand } from './commands/compare.js';
 import { convertCommand } from './commands/convert.js';
 import { genCommand } from './commands/gen.js';
 import { replayCommand } from './commands/replay.js';
+import { reportCommand } from './commands/report.js';
 import { validateCommand } from './commands/validate.js';
 import { EXIT_OK, handleError } from './errors.js';
 
@@ -15,7 +16,7 @@ export function buildProgram(): Command {
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const cmd of [replayCommand(), compareCommand(), validateCommand(), allocatorsCommand(), genCommand(), convertCommand()]) {
+  for (const cmd of [replayCommand(), compareCommand(), reportCommand(), validateCommand(), allocatorsCommand(), genCommand(), convertCommand()]) {
     program.addCommand(cmd.exitOverride().showHelpAfterError('(run with --help for usage)'));
   }
   return program;
