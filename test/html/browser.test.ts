@@ -115,6 +115,16 @@ describe.skipIf(missing !== null)('the HTML report in Chromium', () => {
     ]);
     expect(charts.oomMarkers).toBe(6);
     expect(charts.peakMarkers).toBe(2);
+    // The x axis reads in steps on demand: 500 events of 150 steps of ~500 events each is step 1.
+    const axis = `memsim.charts.timeline.axes[0].values(memsim.charts.timeline, [0, 500, 74000])`;
+    expect(await page.evaluate(axis)).toEqual(['0', '500', '74,000']);
+    await page.check('input[name="x-mode"][value="step"]');
+    const stepAt = await page.evaluate<number[]>(`[0, 500, 74000].map((e) => { const m = memsim.data.stepMarks; let k = 0; while (k + 1 < m.event.length && m.event[k + 1] <= e) k++; return m.step[k]; })`);
+    expect(stepAt[2]).toBeGreaterThan(140);
+    expect(await page.evaluate(axis)).toEqual(stepAt.map((st) => `step ${st}`));
+    // Colour by size: the legend becomes a size scale.
+    await page.check('input[name="state-color"][value="size"]');
+    expect(await page.textContent('#state-legend')).toMatch(/^block size \d/);
     await page.close();
     expect(problems).toEqual([]);
   });

@@ -131,7 +131,7 @@ window.memsim.parts.push(function (M, D) {
     }
     head.textContent = run.name + ' ' + when + ': reserved ' + M.fmtBytes(t.reservedBytes) + ', in use ' + M.fmtBytes(t.usedBytes) +
       ' (requested ' + M.fmtBytes(t.requestedBytes) + '), ' + M.fmtCount(t.segments) + ' segment' + (t.segments === 1 ? '' : 's') + ', ' +
-      M.fmtCount(t.blocks) + ' blocks (' + M.fmtCount(t.freeBlocks) + ' free)';
+      M.fmtCount(t.blocks) + ' block' + (t.blocks === 1 ? '' : 's') + ' (' + M.fmtCount(t.freeBlocks) + ' free)';
     var notes = [];
     if (S.picked !== null) {
       notes.push('You picked event ' + M.fmtCount(S.picked) + '; states are captured at ' + run.states.length +
@@ -141,6 +141,7 @@ window.memsim.parts.push(function (M, D) {
     if (a.pieces > 0) notes.push(M.fmtCount(a.blocks) + ' smaller blocks are drawn as ' + M.fmtCount(a.pieces) + ' aggregates (cross-hatched) to keep the page small; hover one for its totals.');
     if (a.segmentRuns > 0) notes.push(M.fmtCount(a.segments) + ' smaller segments are drawn as ' + M.fmtCount(a.segmentRuns) + ' merged runs without their blocks.');
     S.notes = notes;
+    document.getElementById('state-map').setAttribute('aria-label', head.textContent);
     M.drawState();
   };
 
@@ -164,8 +165,10 @@ window.memsim.parts.push(function (M, D) {
     legend.textContent = '';
     if (!st) { canvas.width = W * dpr; canvas.height = 24 * dpr; canvas.style.height = '24px'; ctx.clearRect(0, 0, canvas.width, canvas.height); return; }
     var d = decode(st), th = M.theme(), p = st.pieces, segs = st.segments;
+    // Rows of a power-of-two number of bytes; more rows for states with more pieces to tell apart.
+    var wantRows = Math.max(1, Math.min(MAX_ROWS, Math.ceil(Math.sqrt(d.n + d.m))));
     var rowBytes = 1;
-    while (rowBytes * MAX_ROWS < d.total) rowBytes *= 2;
+    while (rowBytes * wantRows < d.total) rowBytes *= 2;
     var rows = Math.max(1, Math.ceil(d.total / rowBytes));
     var H = rows * (ROW_H + ROW_GAP);
     canvas.width = Math.round(W * dpr); canvas.height = Math.round(H * dpr);
@@ -191,9 +194,13 @@ window.memsim.parts.push(function (M, D) {
       ctx.fillStyle = segs[k * SEG + 7] ? th.seg : aggPat;
       fill(d.segStart[k], d.segStart[k + 1]);
     }
-    var lo = Infinity, hi = -Infinity, byTag = {};
+    var lo = Infinity, hi = -Infinity, byTag = {}, has = { free: false, agg: false, unlisted: false }, covered = 0;
+    for (k = 0; k < d.n; k++) if (!segs[k * SEG + 7]) { has.agg = true; covered += segs[k * SEG + 1]; }
     for (var j = 0; j < d.m; j++) {
       var req = p[j * PIECE + 2], size = p[j * PIECE + 1];
+      covered += size;
+      if (req === FREE) has.free = true;
+      if (req === AGG) has.agg = true;
       if (req >= 0 || req === UNKNOWN) {
         var l = Math.log2(Math.max(1, size));
         if (l < lo) lo = l; if (l > hi) hi = l;
@@ -212,7 +219,8 @@ window.memsim.parts.push(function (M, D) {
       var at = d.segStart[k], row = Math.floor(at / rowBytes);
       ctx.fillRect(LABEL_W + ((at - row * rowBytes) / rowBytes) * PW - 1, row * (ROW_H + ROW_GAP), 2, ROW_H);
     }
-    drawLegend(legend, th, byTag, lo, hi);
+    has.unlisted = covered < d.total;
+    drawLegend(legend, th, byTag, lo, hi, has);
     var text = (S.notes || []).slice();
     text.push('Segments are drawn end to end in address order, ' + M.fmtAxisBytes(rowBytes) + ' per row; address gaps between segments are not drawn. Free blocks are hatched.');
     note.textContent = text.join(' ');
@@ -227,7 +235,7 @@ window.memsim.parts.push(function (M, D) {
     item.appendChild(document.createTextNode(label));
     legend.appendChild(item);
   }
-  function drawLegend(legend, th, byTag, lo, hi) {
+  function drawLegend(legend, th, byTag, lo, hi, has) {
     if (S.color === 'size') {
       if (hi >= lo) {
         swatch(legend, 'linear-gradient(90deg,' + rampColor(0) + ',' + rampColor(0.5) + ',' + rampColor(1) + ')', 'block size ' + M.fmtBytes(Math.pow(2, lo)) + ' … ' + M.fmtBytes(Math.pow(2, hi)) + ' (log scale)');
@@ -237,9 +245,9 @@ window.memsim.parts.push(function (M, D) {
       tags.slice(0, 12).forEach(function (t) { swatch(legend, t >= 0 ? tagColor(t) : th.untagged, (t >= 0 ? D.tags[t] : 'untagged') + ' ' + M.fmtBytes(byTag[t])); });
       if (tags.length > 12) legend.appendChild(document.createTextNode('… ' + (tags.length - 12) + ' more tags'));
     }
-    swatch(legend, 'repeating-linear-gradient(135deg,' + th.freeA + ' 0 3px,' + th.freeB + ' 3px 5px)', 'free');
-    swatch(legend, 'repeating-linear-gradient(45deg,' + th.aggA + ' 0 2px,' + th.aggB + ' 2px 4px)', 'aggregated');
-    swatch(legend, th.seg, 'reserved, no block listed');
+    if (has.free) swatch(legend, 'repeating-linear-gradient(135deg,' + th.freeA + ' 0 3px,' + th.freeB + ' 3px 5px)', 'free');
+    if (has.agg) swatch(legend, 'repeating-linear-gradient(45deg,' + th.aggA + ' 0 2px,' + th.aggB + ' 2px 4px)', 'aggregated');
+    if (has.unlisted) swatch(legend, th.seg, 'reserved, no block listed');
   }
 
   function hover(e) {

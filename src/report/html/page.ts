@@ -50,7 +50,7 @@ export function renderHtmlReport(d: VisualReport, assets: HtmlAssets): string {
     `<section id="state"><h2>Allocator state</h2>
 <div class="controls"><label>allocator <select id="state-run"></select></label><label>moment <select id="state-moment"></select></label><span>colour by:</span><label><input type="radio" name="state-color" value="tag" checked> tag</label><label><input type="radio" name="state-color" value="size"> size</label></div>
 <p id="state-head"></p>
-<div id="state-map-wrap"><canvas id="state-map" height="40"></canvas><div id="state-tip" hidden></div></div>
+<div id="state-map-wrap"><canvas id="state-map" height="40" role="img" aria-label="allocator state"></canvas><div id="state-tip" hidden></div></div>
 <div id="state-legend" class="legend"></div>
 <p id="state-note" class="note"></p></section>`,
     `<section id="steps"><h2>Per-step peaks</h2>\n<div id="step-charts"></div></section>`,
