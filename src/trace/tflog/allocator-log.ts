@@ -4,6 +4,7 @@
  * known only at the end of the file), with the figures the notes report.
  */
 import { type LogMessage, MSG_RAW_ALLOCATION, MSG_RAW_DEALLOCATION, MSG_TENSOR_ALLOCATION, MSG_TENSOR_DEALLOCATION } from './messages.js';
+import type { EventFeed } from './feed.js';
 import { SPECIAL_STEP_MIN } from './steps.js';
 
 /** True for the `MSG_*` codes of allocations (the others kept are deallocations). */
@@ -63,10 +64,28 @@ export class AllocatorLog {
   /** Allocations under other negative step ids. */
   otherNegativeAllocs = 0;
 
+  /**
+   * @param keepsEvents whether to hold the events (the allocator may be the one imported).
+   * @param feed when given, events go straight to it instead (the allocator asked for by name).
+   */
   constructor(
     readonly name: string,
-    readonly keepsEvents: boolean,
+    private readonly keepsEvents: boolean,
+    private readonly feed?: EventFeed,
   ) {}
+
+  /** True when the events went to the feed as they were read. */
+  get isStreamed(): boolean {
+    return this.feed !== undefined;
+  }
+
+  /** Drops the held events (once fed). */
+  release(): void {
+    this.n = 0;
+    this.type = new Uint8Array(0);
+    this.id = this.size = this.step = this.ptr = this.allocated = new Float64Array(0);
+    this.tag = this.line = new Uint32Array(0);
+  }
 
   get allocs(): number {
     return this.tensorAllocs + this.rawAllocs;
@@ -77,6 +96,10 @@ export class AllocatorLog {
   }
 
   private push(type: number, id: number, size: number, step: number, tag: number, line: number, ptr: number, allocated: number): void {
+    if (this.feed) {
+      this.feed.event(this.name, type, id, size, step, tag, line, ptr, allocated);
+      return;
+    }
     if (!this.keepsEvents) return;
     const i = this.n++;
     if (i >= this.type.length) {

@@ -1,15 +1,15 @@
 /**
  * The second step of reading a TensorFlow memory log: pick one allocator, hand its allocations and
- * deallocations to the trace builder in log order (ids are the allocation_ids, tags the kernel
- * names or operations, sizes the requested bytes), and keep what the real allocator recorded (ptr,
- * allocated_bytes) as the trace's recorded history.
+ * deallocations to the trace builder in log order (when `--allocator-name` named it, they went as
+ * they were read), and keep what the real allocator recorded (ptr, allocated_bytes) as the trace's
+ * recorded history.
  */
 import { TraceError, UsageError } from '../../errors.js';
 import type { TraceBuilder } from '../builder.js';
 import type { RecordedHistory } from '../model.js';
-import { type AllocatorLog, isAllocation } from './allocator-log.js';
+import type { AllocatorLog } from './allocator-log.js';
+import type { EventFeed } from './feed.js';
 import type { LogReader } from './log-reader.js';
-import { MESSAGE_NAMES } from './messages.js';
 import { describeLog, type ImportFigures } from './notes.js';
 
 /** The allocator to import and why. */
@@ -51,91 +51,23 @@ function noIds(file: string, logs: AllocatorLog[]): TraceError {
   );
 }
 
-/** Writes a non-negative integer in decimal into `buf`; returns its length. */
-function writeDecimal(buf: Buffer, n: number): number {
-  let len = 0;
-  do {
-    buf[len++] = 0x30 + (n % 10);
-    n = Math.floor(n / 10);
-  } while (n > 0);
-  for (let i = 0, j = len - 1; i < j; i++, j--) {
-    const t = buf[i] as number;
-    buf[i] = buf[j] as number;
-    buf[j] = t;
-  }
-  return len;
-}
-
-/** Per allocation number: the recorded address and allocated bytes. */
-class Records {
-  address = new Float64Array(1024);
-  allocated = new Float64Array(1024);
-  count = 0;
-
-  set(a: number, address: number, allocated: number): void {
-    if (a >= this.address.length) {
-      const cap = Math.max(a + 1, Math.ceil(this.address.length * 1.5));
-      const x = new Float64Array(cap);
-      x.set(this.address);
-      this.address = x;
-      const y = new Float64Array(cap);
-      y.set(this.allocated);
-      this.allocated = y;
-    }
-    this.address[a] = address;
-    this.allocated[a] = allocated;
-    if (a >= this.count) this.count = a + 1;
-  }
-}
-
-/** Feeds the chosen allocator's events to the builder; returns the recorded history. */
-export function importLog(r: LogReader, choice: AllocatorChoice, builder: TraceBuilder, lenient: boolean, figures: Omit<ImportFigures, 'skippedAllocs' | 'skippedFrees'>): RecordedHistory {
+/** Feeds the chosen allocator's events to the builder (unless they were as read); returns the recorded history. */
+export function importLog(r: LogReader, choice: AllocatorChoice, feed: EventFeed, builder: TraceBuilder, figures: Omit<ImportFigures, 'skippedAllocs' | 'skippedFrees'>): RecordedHistory {
   const log = choice.log;
-  const records = new Records();
-  const idBuf = Buffer.alloc(24);
-  const builderTag = new Int32Array(r.tags.strings.length).fill(-1);
-  let skippedAllocs = 0;
-  let skippedFrees = 0;
-  for (let i = 0; log && i < log.n; i++) {
-    const type = log.type[i] as number;
-    const id = log.id[i] as number;
-    const line = log.line[i] as number;
-    if (isAllocation(type)) {
-      if (id === 0) {
-        if (lenient) skippedAllocs++;
-        else builder.problem({ line, field: 'allocation_id', message: `${MESSAGE_NAMES[type]} of "${log.name}" without an allocation_id: its deallocation could not be matched to it; --lenient skips it` });
-        continue;
-      }
-      const t = log.tag[i] as number;
-      let tag = t === 0 ? 0 : (builderTag[t] as number);
-      if (tag < 0) tag = builderTag[t] = builder.internTagString(r.tags.strings[t]);
-      const a = builder.addAllocBytes(idBuf, 0, writeDecimal(idBuf, id), log.size[i] as number, log.step[i] as number, 0, tag, NaN, line);
-      if (a >= 0) records.set(a, log.ptr[i] as number, log.allocated[i] as number);
-    } else {
-      if (id === 0) {
-        if (!lenient) {
-          builder.problem({
-            line,
-            field: 'allocation_id',
-            message:
-              `${MESSAGE_NAMES[type]} of "${log.name}" without an allocation_id (left out when 0: this TensorFlow version or allocator gave none), ` +
-              'so it cannot be matched to an allocation; --lenient skips it',
-          });
-          continue;
-        }
-        // Handed on as a free of id 0, which is never live: the builder counts it with the other skipped frees.
-        skippedFrees++;
-      }
-      builder.addFreeBytes(idBuf, 0, writeDecimal(idBuf, id), log.step[i] as number, -1, NaN, line);
+  // Logs read whole (no --allocator-name) are fed now; the asked-for one was fed as it was read.
+  if (log && !log.isStreamed) {
+    for (let i = 0; i < log.n; i++) {
+      feed.event(log.name, log.type[i] as number, log.id[i] as number, log.size[i] as number, log.step[i] as number, log.tag[i] as number, log.line[i] as number, log.ptr[i] as number, log.allocated[i] as number);
     }
   }
+  for (const l of r.allocators()) l.release();
   const name = log?.name ?? '';
   builder.meta = { source: 'TensorFlow __LOG_MEMORY__ log', ...(log ? { allocatorName: name } : {}) };
-  const notes = describeLog(r, choice, { ...figures, skippedAllocs, skippedFrees });
+  const notes = describeLog(r, choice, { ...figures, skippedAllocs: feed.skippedAllocs, skippedFrees: feed.skippedFrees });
   return {
     allocator: /bfc/i.test(name) ? 'tensorflow-bfc' : name === '' ? 'tensorflow' : name,
-    address: records.address.slice(0, records.count),
-    allocatedBytes: records.allocated.slice(0, records.count),
+    address: feed.address.slice(0, feed.count),
+    allocatedBytes: feed.allocated.slice(0, feed.count),
     segmentEvents: [],
     initialSegments: [],
     notes,

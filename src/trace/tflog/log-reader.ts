@@ -6,6 +6,7 @@
 import type { TraceBuilder } from '../builder.js';
 import { StringInterner } from '../id-table.js';
 import { AllocatorLog } from './allocator-log.js';
+import { EventFeed } from './feed.js';
 import {
   LogMessage,
   MESSAGE_NAMES,
@@ -54,11 +55,19 @@ export class LogReader implements LineSink {
   minStep = Infinity;
   maxStep = -Infinity;
 
+  /** Where the imported allocator's events go. */
+  readonly feed: EventFeed;
+
+  /**
+   * @param only the allocator asked for: its events go to the feed as they are read, the others'
+   *   are only counted; when undefined, every allocator's events are held until the choice is made.
+   */
   constructor(
     private readonly builder: TraceBuilder,
-    /** Only this allocator's events are kept (all when undefined). */
     private readonly only: string | undefined,
+    lenient: boolean,
   ) {
+    this.feed = new EventFeed(builder, this.tags, lenient);
     this.message = new LogMessage(this.parser, this.tags, this.allocatorNames);
   }
 
@@ -127,7 +136,7 @@ export class LogReader implements LineSink {
     let log = this.logs[allocator];
     if (!log) {
       const name = this.allocatorNames.strings[allocator] as string;
-      log = new AllocatorLog(name, this.only === undefined || this.only === name);
+      log = this.only === name ? new AllocatorLog(name, false, this.feed) : new AllocatorLog(name, this.only === undefined);
       this.logs[allocator] = log;
     }
     return log;

@@ -19,7 +19,7 @@ export const tensorflowLogReader: TraceReader = {
     return head.includes(LOG_MEMORY_MARKER) ? 3 : 0;
   },
   read(src, builder, options) {
-    const r = new LogReader(builder, options.allocatorName);
+    const r = new LogReader(builder, options.allocatorName, options.lenient ?? false);
     const lines = scanLines(src, r);
     if (r.memoryLines === 0) {
       throw TraceError.at(
@@ -30,6 +30,6 @@ export const tensorflowLogReader: TraceReader = {
       );
     }
     const choice = chooseAllocator(r, options.allocatorName, src.file);
-    return importLog(r, choice, builder, options.lenient ?? false, { lines });
+    return importLog(r, choice, r.feed, builder, { lines });
   },
 };
