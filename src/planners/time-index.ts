@@ -158,3 +158,13 @@ export class ConflictIndex {
     return k;
   }
 }
+
+/**
+ * Records in execution order: by first time, ties in record order. TFLite's in-order strategies
+ * (equality, greedy-in-order, min-cost-flow) take records sorted by first task (its callers build
+ * them that way; TensorUsageRecord's operator< compares first_task) and release objects as the
+ * first task advances. Traces are already in this order; minimalloc files need not be.
+ */
+export function executionOrder(r: UsageRecords): Uint32Array {
+  return orderBy(r.count, (i) => r.first[i] as number);
+}

@@ -1,4 +1,4 @@
-import { searchPartition } from '../exact/search.js';
+import { solvePartition } from '../exact/solve.js';
 import { partitionRecords } from '../exact/sweep.js';
 import type { OffsetsAssignment, UsageRecords } from '../types.js';
 
@@ -96,10 +96,10 @@ export function bestPacking(
     for (const rec of p.records) h = Math.max(h, (offsets[rec] as number) + (r.size[rec] as number));
     heights[i] = h;
     if (timedOut || h <= target) continue;
-    const o = searchPartition(r, p, offsets, alignmentBytes, target, { deadlineMs, now });
+    const o = solvePartition(r, p, offsets, alignmentBytes, target, { deadlineMs, now });
     nodes += o.nodes;
     heights[i] = o.height;
-    if (o.end === 'exhausted') {
+    if (o.end === 'optimal') {
       exhausted[i] = true;
       target = Math.max(target, o.height);
     }

@@ -1,9 +1,10 @@
 import { PairHeap } from '../pair-heap.js';
+import { executionOrder } from '../time-index.js';
 import type { PlannerDefinition } from '../types.js';
 
 /**
  * Reuse only objects of exactly the same size, as TFLite's EqualityAssignmentWithHash
- * (memory_management/equality_assignment.h): records in order; before record i, objects whose last
+ * (memory_management/equality_assignment.h): records in execution order; before record i, objects whose last
  * user ended before i's first return to a pool keyed by size, each size a stack (the last object
  * released is reused first); i takes one of its exact size or creates one.
  */
@@ -19,7 +20,9 @@ export const equality: PlannerDefinition = {
     // Keyed lookups only: no iteration over the map, so its order never matters.
     const pool = new Map<number, number[]>();
     const inUse = new PairHeap(); // (last task, object id)
-    for (let i = 0; i < r.count; i++) {
+    const order = executionOrder(r);
+    for (let k = 0; k < r.count; k++) {
+      const i = order[k] as number;
       const first = r.first[i] as number;
       while (inUse.size > 0 && inUse.topA < first) {
         const obj = inUse.topB;

@@ -1,10 +1,11 @@
 import { OrderedSet } from '../../util/ordered-set.js';
 import { PairHeap } from '../pair-heap.js';
+import { executionOrder } from '../time-index.js';
 import type { PlannerDefinition } from '../types.js';
 
 /**
  * TFLite's GreedyInOrderAssignment (memory_management/greedy_in_order_assignment.h, without a
- * reallocation graph): records in order; released objects go to a pool ordered by (size, id); a
+ * reallocation graph): records in execution order; released objects go to a pool ordered by (size, id); a
  * record takes the smallest free object at least its size or the largest one below it, whichever
  * wastes strictly less (ties to the larger), and the object grows to fit. A new object is created
  * only when the pool is empty. O(n log n).
@@ -20,7 +21,9 @@ export const greedyInOrder: PlannerDefinition = {
     const objectSizes: number[] = [];
     const pool = new OrderedSet(64); // (object size, object id)
     const inUse = new PairHeap();
-    for (let i = 0; i < r.count; i++) {
+    const order = executionOrder(r);
+    for (let k = 0; k < r.count; k++) {
+      const i = order[k] as number;
       const first = r.first[i] as number;
       while (inUse.size > 0 && inUse.topA < first) {
         const obj = inUse.topB;
@@ -36,12 +39,9 @@ export const greedyInOrder: PlannerDefinition = {
         // lower_bound({size, 0}): the smallest object >= size; then its predecessor, the largest < size.
         const above = pool.lowerBound(size, 0);
         let best = above;
-        let diff = above >= 0 ? pool.a(above) - size : 0;
+        const diff = above >= 0 ? pool.a(above) - size : 0;
         const below = above >= 0 ? pool.predecessor(pool.a(above), pool.b(above)) : pool.last();
-        if (below >= 0 && (best < 0 || size - pool.a(below) < diff)) {
-          best = below;
-          diff = size - pool.a(below);
-        }
+        if (below >= 0 && (best < 0 || size - pool.a(below) < diff)) best = below;
         obj = pool.b(best);
         pool.remove(pool.a(best), obj);
         objectSizes[obj] = Math.max(objectSizes[obj] as number, size);

@@ -1,4 +1,5 @@
 import { PairHeap } from '../pair-heap.js';
+import { executionOrder } from '../time-index.js';
 import type { ObjectsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
 
 /**
@@ -34,16 +35,26 @@ export function minCostFlowObjects(r: UsageRecords): ObjectsAssignment {
   };
   const oldRecords: number[] = [];
   const inUse = new PairHeap();
+  // Vertices are numbered in execution order (the order TFLite receives records in).
+  const order = executionOrder(r);
+  const size = new Float64Array(n);
+  const first = new Float64Array(n);
+  const last = new Float64Array(n);
+  order.forEach((rec, i) => {
+    size[i] = r.size[rec] as number;
+    first[i] = r.first[rec] as number;
+    last[i] = r.last[rec] as number;
+  });
   for (let i = 0; i < n; i++) {
-    while (inUse.size > 0 && inUse.topA < (r.first[i] as number)) {
+    while (inUse.size > 0 && inUse.topA < (first[i] as number)) {
       oldRecords.push(inUse.topB);
       inUse.pop();
     }
-    inUse.push(r.last[i] as number, i);
+    inUse.push(last[i] as number, i);
     addEdge(source, i, 1, 0);
     addEdge(n + i, sink, 1, 0);
-    addEdge(source, n + i, 1, r.size[i] as number);
-    for (const j of oldRecords) addEdge(j, n + i, 1, Math.max(0, (r.size[i] as number) - (r.size[j] as number)));
+    addEdge(source, n + i, 1, size[i] as number);
+    for (const j of oldRecords) addEdge(j, n + i, 1, Math.max(0, (size[i] as number) - (size[j] as number)));
   }
 
   const prevEdge = new Int32Array(V);
@@ -98,11 +109,11 @@ export function minCostFlowObjects(r: UsageRecords): ObjectsAssignment {
     // left vertex, since one unit of flow enters it) and size the object for the largest record.
     const obj = objectSizes.length;
     let t = v - n;
-    let size = 0;
+    let objectSize = 0;
     for (;;) {
       assigned[t] = 1;
-      objectIds[t] = obj;
-      size = Math.max(size, r.size[t] as number);
+      objectIds[order[t] as number] = obj;
+      objectSize = Math.max(objectSize, size[t] as number);
       let nextT = -1;
       for (const f of edgesFrom[t] as number[]) {
         const w = dst[f] as number;
@@ -114,7 +125,7 @@ export function minCostFlowObjects(r: UsageRecords): ObjectsAssignment {
       if (nextT < 0) break;
       t = nextT;
     }
-    objectSizes.push(size);
+    objectSizes.push(objectSize);
   }
   return { kind: 'objects', objectIds, objectSizes };
 }
