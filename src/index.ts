@@ -7,6 +7,8 @@ export * from './allocators/index.js';
 export { replay, effectiveCapacity, type RunOptions, type RunResult } from './sim/run.js';
 export { replayTrace, type ReplayOptions, type ReplayOutcome, type OomRecord, type StepRecord } from './sim/replay.js';
 export { buildReplayReport, summarize, traceInfo, type ReplayReport, type ReplaySummary, type TraceInfo } from './sim/report.js';
+export * from './planners/index.js';
+export { readPlanInput } from './planners/input.js';
 export { workloads, getWorkload, type Workload, type WorkloadOptions } from './gen/index.js';
 export { parseBytes, formatBytes } from './util/bytes.js';
 export { MemsimError, TraceError, UsageError, type InputProblem } from './errors.js';

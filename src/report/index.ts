@@ -2,3 +2,5 @@ export { renderJson } from './json.js';
 export { renderReplayText } from './replay-text.js';
 export { renderReplayMarkdown } from './replay-markdown.js';
 export { type RenderOptions, formatCount } from './format.js';
+export { renderPlanText } from './plan-text.js';
+export { renderPlanCsv, csvPlanOf } from './plan-csv.js';

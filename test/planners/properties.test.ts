@@ -23,7 +23,7 @@ import {
 import { greedyByBreadthObjects } from '../../src/planners/strategies/greedy-by-breadth.js';
 import { greedyBySizeOffsets } from '../../src/planners/strategies/greedy-by-size-offsets.js';
 import { xlaBestFit } from '../../src/planners/strategies/xla-best-fit.js';
-import { alloc, free, traceFromEvents } from '../helpers.js';
+import { alloc, type EventObject, free, traceFromEvents } from '../helpers.js';
 import {
   bruteForceOptimum,
   referenceGreedyByBreadth,
@@ -188,7 +188,7 @@ describe('records from traces', () => {
     .array(fc.record({ size: fc.integer({ min: 0, max: 100 }), freeAfter: fc.integer({ min: 0, max: 6 }), leak: fc.boolean() }), { maxLength: 40 })
     .map((xs) => {
       // Each allocation is freed after `freeAfter` more allocations (or never).
-      const events = [];
+      const events: EventObject[] = [];
       const pending: { id: number; at: number }[] = [];
       xs.forEach((x, i) => {
         for (const p of pending.filter((q) => q.at <= i)) events.push(free(p.id));

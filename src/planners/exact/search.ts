@@ -189,7 +189,7 @@ export class PartitionSearch {
       this.end = 'timeout';
       return false;
     }
-    const { offset, minOff, size, rank, p, floor, total, cap } = this;
+    const { offset, minOff, size, rank, p, total, cap } = this;
     // The parent's order minus placed buffers and buffers of other pieces, re-sorted by (min offset,
     // preorder): few minimum offsets changed since, so an insertion sort is nearly linear.
     const parent = this.orders[depth - 1] as Int32Array;

@@ -84,7 +84,7 @@ export function bestPacking(
   // The total is the highest partition: solve the hardest first, and once one is proven at height
   // h, the others need not go below h.
   const deadlineMs = now() + timeLimitMs;
-  const order = parts.map((p, i) => i).sort((a, b) => (parts[b] as { lowerBound: number }).lowerBound - (parts[a] as { lowerBound: number }).lowerBound || a - b);
+  const order = parts.map((_, i) => i).sort((a, b) => (parts[b] as { lowerBound: number }).lowerBound - (parts[a] as { lowerBound: number }).lowerBound || a - b);
   let target = lowerBound;
   let nodes = 0;
   let timedOut = false;
