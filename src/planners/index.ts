@@ -30,7 +30,7 @@ registerPlanner(xlaSpatial);
 registerPlanner(xlaTemporal);
 
 export * from './types.js';
-export { recordsFromTrace, makeRecords, conflict, recordId, alignUp, type RecordObject } from './records.js';
+export { recordsFromTrace, makeRecords, conflict, recordId, alignUp, idList, type RecordObject } from './records.js';
 export { readRecordsCsv, sniffRecordsCsv, type RecordsCsvFormat } from './records-csv.js';
 export { offsetsLowerBound, objectsLowerBound, positionalMaxima, lowerBounds, type LowerBounds } from './lower-bounds.js';
 export { objectsToOffsets, assignmentTotal, type ObjectLayout } from './layout.js';

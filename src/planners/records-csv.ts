@@ -1,6 +1,7 @@
 import { ProblemList, TraceError } from '../errors.js';
 import { CsvScanner } from '../trace/csv.js';
 import { ByteSource } from '../trace/source.js';
+import { idList } from './records.js';
 import type { UsageRecords } from './types.js';
 
 /** The two usage-record CSV dialects memsim reads. */
@@ -148,5 +149,5 @@ export function readRecordsCsv(path: string, format: RecordsCsvFormat, source?: 
   if (gapsIgnored > 0) {
     notes.push(`${gapsIgnored} record${gapsIgnored === 1 ? '' : 's'} with gaps: gaps are ignored (each buffer is treated as live over its whole lifespan)`);
   }
-  return { count: n, size: size.slice(0, n), first: first.slice(0, n), last: last.slice(0, n), ids, source: { path, format }, notes };
+  return { count: n, size: size.slice(0, n), first: first.slice(0, n), last: last.slice(0, n), ids: ids ? idList(ids) : null, source: { path, format }, notes };
 }

@@ -1,5 +1,5 @@
 import { OP_ALLOC, type Trace } from '../trace/model.js';
-import type { UsageRecords } from './types.js';
+import type { RecordIds, UsageRecords } from './types.js';
 
 /**
  * Usage records from a memsim trace, one per allocation, in allocation order. Logical time advances
@@ -60,7 +60,7 @@ export function makeRecords(records: readonly RecordObject[], path = '<records>'
     size,
     first,
     last,
-    ids: hasIds ? records.map((r, i) => r.id ?? String(i)) : null,
+    ids: hasIds ? idList(records.map((r, i) => r.id ?? String(i))) : null,
     source: { path, format: 'records' },
     notes: [],
   };
@@ -73,7 +73,12 @@ export function conflict(r: UsageRecords, i: number, j: number): boolean {
 
 /** The id of record i as the user knows it. */
 export function recordId(r: UsageRecords, i: number): string {
-  return r.ids ? (r.ids[i] as string) : String(i);
+  return r.ids ? r.ids.get(i) : String(i);
+}
+
+/** Ids held in an array. */
+export function idList(ids: readonly string[]): RecordIds {
+  return { get: (i) => ids[i] as string };
 }
 
 /** Rounds `n` up to a multiple of `alignment` (TFLite's AlignByN, XLA's RoundUpToNearest). */

@@ -25,11 +25,16 @@ export interface UsageRecords {
   size: Float64Array;
   first: Float64Array;
   last: Float64Array;
-  /** The id of each record as the input names it, or null when records have no ids. */
-  ids: string[] | null;
+  /** The id of each record as the input names it (`ids.get(i)`), or null when records have no ids. */
+  ids: RecordIds | null;
   source: RecordsSource;
   /** Things the importer wants the user to know (ignored columns and the like). */
   notes: string[];
+}
+
+/** Ids by record index; a trace's IdTable is one (ids are made only when asked for). */
+export interface RecordIds {
+  get(i: number): string;
 }
 
 /** `objects`: records share whole objects; `offsets`: records get offsets in one arena. */

@@ -14,13 +14,13 @@ export function renderPlanCsv(r: UsageRecords, offsets: readonly number[]): stri
   if (r.source.format === 'records-csv' || r.source.format === 'records') {
     parts.push(r.ids ? 'id,size,first,last,offset\n' : 'size,first,last,offset\n');
     for (let i = 0; i < r.count; i++) {
-      const id = r.ids ? `${csvField(r.ids[i] as string)},` : '';
+      const id = r.ids ? `${csvField(r.ids.get(i))},` : '';
       parts.push(`${id}${r.size[i]},${r.first[i]},${r.last[i]},${offsets[i]}\n`);
     }
   } else {
     parts.push('id,lower,upper,size,offset\n');
     for (let i = 0; i < r.count; i++) {
-      const id = r.ids ? csvField(r.ids[i] as string) : String(i);
+      const id = r.ids ? csvField(r.ids.get(i)) : String(i);
       parts.push(`${id},${r.first[i]},${(r.last[i] as number) + 1},${r.size[i]},${offsets[i]}\n`);
     }
   }
