@@ -21,6 +21,7 @@ import {
   type UsageRecords,
 } from '../../src/planners/index.js';
 import { greedyByBreadthObjects } from '../../src/planners/strategies/greedy-by-breadth.js';
+import { greedyBySizeObjects } from '../../src/planners/strategies/greedy-by-size-objects.js';
 import { greedyBySizeOffsets } from '../../src/planners/strategies/greedy-by-size-offsets.js';
 import { xlaBestFit } from '../../src/planners/strategies/xla-best-fit.js';
 import { alloc, type EventObject, free, traceFromEvents } from '../helpers.js';
@@ -30,6 +31,7 @@ import {
   referenceGreedyBySizeOffsets,
   referencePositionalMaxima,
   referenceXla,
+  referenceGreedyBySizeObjects,
   perfectPacking,
 } from './reference.js';
 
@@ -91,6 +93,15 @@ describe('the fast implementations equal the direct ports of the real loops', ()
       fc.property(recordsArb(40), (r) => {
         const fast = greedyByBreadthObjects(r);
         expect({ ids: Array.from(fast.objectIds), sizes: fast.objectSizes }).toEqual(referenceGreedyByBreadth(r));
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it('greedy-by-size objects, choosing in the update pass == selection pass then update pass', () => {
+    fc.assert(
+      fc.property(recordsArb(40), (r) => {
+        const fast = greedyBySizeObjects(r);
+        expect({ ids: Array.from(fast.objectIds), sizes: fast.objectSizes }).toEqual(referenceGreedyBySizeObjects(r, referencePositionalMaxima(r)));
       }),
       { numRuns: 300 },
     );

@@ -199,3 +199,56 @@ export function perfectPacking(rand: () => number, pieces: number, time = 64, he
   }
   return { records: rects.map((r) => ({ size: r.s1 - r.s0, first: r.t0, last: r.t1 - 1 })), height };
 }
+
+/** TFLite GreedyBySizeDistPriorityAssignment as written: a selection pass, then an update pass. */
+export function referenceGreedyBySizeObjects(r: UsageRecords, pm: readonly number[]): { ids: number[]; sizes: number[] } {
+  const n = r.count;
+  const NONE = Infinity;
+  const ids = new Array<number>(n).fill(-1);
+  const sizes: number[] = [];
+  const info = Array.from({ length: n }, (_, i) => {
+    let pos = 0;
+    while (pos < pm.length && (pm[pos] as number) >= (r.size[i] as number)) pos++;
+    return { position: pos - 1, bestDist: NONE, bestObject: -1, dist: [] as number[] };
+  });
+  const greater = (a: number, b: number): boolean => {
+    const x = info[a]!;
+    const y = info[b]!;
+    return x.position < y.position || (x.position === y.position && (x.bestDist < y.bestDist || (x.bestDist === y.bestDist && (r.size[a] as number) > (r.size[b] as number))));
+  };
+  for (let it = 0; it < n; it++) {
+    let best = -1;
+    for (let i = 0; i < n; i++) if (ids[i] === -1 && (best < 0 || greater(i, best))) best = i;
+    const isNew = info[best]!.bestDist === NONE;
+    const obj = isNew ? sizes.length : info[best]!.bestObject;
+    if (isNew) sizes.push(r.size[best] as number);
+    else sizes[obj] = Math.max(sizes[obj] as number, r.size[best] as number);
+    ids[best] = obj;
+    for (let i = 0; i < n; i++) {
+      if (ids[i] !== -1) continue;
+      const x = info[i]!;
+      if (!isNew && x.dist[obj] === NONE) continue;
+      let d = NONE;
+      if ((r.last[i] as number) < (r.first[best] as number)) d = (r.first[best] as number) - (r.last[i] as number);
+      else if ((r.last[best] as number) < (r.first[i] as number)) d = (r.first[i] as number) - (r.last[best] as number);
+      if (isNew) x.dist.push(d);
+      else if (d === NONE) {
+        x.dist[obj] = NONE;
+        if (x.bestObject === obj) {
+          x.bestDist = NONE;
+          x.dist.forEach((v, o) => {
+            if (v < x.bestDist) {
+              x.bestDist = v;
+              x.bestObject = o;
+            }
+          });
+        }
+      } else x.dist[obj] = Math.min(x.dist[obj] as number, d);
+      if (d < x.bestDist) {
+        x.bestDist = d;
+        x.bestObject = obj;
+      }
+    }
+  }
+  return { ids, sizes };
+}

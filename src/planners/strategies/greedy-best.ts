@@ -13,7 +13,7 @@ export const greedyBest: PlannerDefinition = {
   kind: 'objects',
   description: 'greedy-by-size (objects), or greedy-by-breadth when strictly smaller',
   source: 'tflite BestGreedy (memory_management.cc)',
-  maxRecords: 20_000,
+  maxRecords: 10_000,
   // Both of its candidates are in `best` already.
   inBest: false,
   plan(r) {

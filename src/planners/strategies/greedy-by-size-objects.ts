@@ -33,21 +33,21 @@ export function greedyBySizeObjects(r: UsageRecords): ObjectsAssignment {
     position[i] = lo - 1;
     dist[i] = [];
   }
+  // TFLite scans every record for the highest priority, then again to update distances; the update
+  // pass leaves each record's priority final, so the next choice is made in the same pass.
+  const higher = (i: number, best: number): boolean => {
+    if (best < 0) return true;
+    const p = position[i] as number;
+    const bp = position[best] as number;
+    if (p !== bp) return p < bp;
+    const d = bestDist[i] as number;
+    const bd = bestDist[best] as number;
+    if (d !== bd) return d < bd;
+    return (r.size[i] as number) > (r.size[best] as number); // ties: the lower index, met first
+  };
+  let best = -1;
+  for (let i = 0; i < n; i++) if (higher(i, best)) best = i;
   for (let it = 0; it < n; it++) {
-    let best = -1;
-    for (let i = 0; i < n; i++) {
-      if (objectIds[i] !== -1) continue;
-      if (best < 0) {
-        best = i;
-        continue;
-      }
-      const p = position[i] as number;
-      const bp = position[best] as number;
-      if (p < bp || (p === bp && ((bestDist[i] as number) < (bestDist[best] as number) ||
-          (bestDist[i] === bestDist[best] && (r.size[i] as number) > (r.size[best] as number))))) {
-        best = i;
-      }
-    }
     const bestFirst = r.first[best] as number;
     const bestLast = r.last[best] as number;
     let obj: number;
@@ -60,37 +60,41 @@ export function greedyBySizeObjects(r: UsageRecords): ObjectsAssignment {
       objectSizes[obj] = Math.max(objectSizes[obj] as number, r.size[best] as number);
     }
     objectIds[best] = obj;
+    let next = -1;
     for (let i = 0; i < n; i++) {
       if (objectIds[i] !== -1) continue;
       const di = dist[i] as number[];
-      if (!isNew && di[obj] === NONE) continue;
-      let d = NONE;
-      const first = r.first[i] as number;
-      const last = r.last[i] as number;
-      if (last < bestFirst) d = bestFirst - last;
-      else if (bestLast < first) d = first - bestLast;
-      if (isNew) {
-        di.push(d);
-      } else if (d === NONE) {
-        di[obj] = NONE;
-        if (bestObject[i] === obj) {
-          // RecalcBestDist: the first object at the smallest distance; best_object stays when none.
-          bestDist[i] = NONE;
-          for (let o = 0; o < di.length; o++) {
-            if ((di[o] as number) < (bestDist[i] as number)) {
-              bestDist[i] = di[o] as number;
-              bestObject[i] = o;
+      if (isNew || di[obj] !== NONE) {
+        let d = NONE;
+        const first = r.first[i] as number;
+        const last = r.last[i] as number;
+        if (last < bestFirst) d = bestFirst - last;
+        else if (bestLast < first) d = first - bestLast;
+        if (isNew) {
+          di.push(d);
+        } else if (d === NONE) {
+          di[obj] = NONE;
+          if (bestObject[i] === obj) {
+            // RecalcBestDist: the first object at the smallest distance; best_object stays when none.
+            bestDist[i] = NONE;
+            for (let o = 0; o < di.length; o++) {
+              if ((di[o] as number) < (bestDist[i] as number)) {
+                bestDist[i] = di[o] as number;
+                bestObject[i] = o;
+              }
             }
           }
+        } else {
+          di[obj] = Math.min(di[obj] as number, d);
         }
-      } else {
-        di[obj] = Math.min(di[obj] as number, d);
+        if (d < (bestDist[i] as number)) {
+          bestDist[i] = d;
+          bestObject[i] = obj;
+        }
       }
-      if (d < (bestDist[i] as number)) {
-        bestDist[i] = d;
-        bestObject[i] = obj;
-      }
+      if (higher(i, next)) next = i;
     }
+    best = next;
   }
   return { kind: 'objects', objectIds, objectSizes };
 }
@@ -100,7 +104,7 @@ export const greedyBySizeObjectsPlanner: PlannerDefinition = {
   kind: 'objects',
   description: 'size-and-distance priority: positional maxima, then the closest compatible object in time',
   source: 'tflite GreedyBySizeDistPriorityAssignment (memory_management/greedy_by_size_assignment.cc)',
-  maxRecords: 20_000,
+  maxRecords: 10_000,
   inBest: true,
   plan: (r) => greedyBySizeObjects(r),
 };
