@@ -110,23 +110,38 @@ export class Placement {
     let pt = 0;
     for (let q = 0; q < L; q++) this.listPos[q] = 0;
     for (;;) {
+      // The smallest head, and the runner-up: the winner's list runs on while it stays below it.
       let best = -1;
       let bestList = -1;
+      let second = -1;
       for (let q = 0; q < L; q++) {
         const x = lists[q] as number[];
         const pos = this.listPos[q] as number;
-        if (pos < x.length && (best < 0 || this.before(x[pos] as number, best))) {
-          best = x[pos] as number;
+        if (pos >= x.length) continue;
+        const head = x[pos] as number;
+        if (best < 0 || this.before(head, best)) {
+          second = best;
+          best = head;
           bestList = q;
+        } else if (second < 0 || this.before(head, second)) {
+          second = head;
         }
       }
-      if (pt < t && (best < 0 || this.before(this.tmp[pt] as number, best))) {
-        this.out[k++] = this.tmp[pt++] as number;
-        continue;
+      if (pt < t) {
+        const head = this.tmp[pt] as number;
+        if (best < 0 || this.before(head, best)) {
+          this.out[k++] = head;
+          pt++;
+          continue;
+        }
+        if (second < 0 || this.before(head, second)) second = head;
       }
       if (best < 0) break;
-      this.out[k++] = best;
-      this.listPos[bestList] = (this.listPos[bestList] as number) + 1;
+      const x = lists[bestList] as number[];
+      let pos = this.listPos[bestList] as number;
+      do this.out[k++] = x[pos++] as number;
+      while (pos < x.length && (second < 0 || this.before(x[pos] as number, second)));
+      this.listPos[bestList] = pos;
     }
     return this.out.subarray(0, k);
   }
