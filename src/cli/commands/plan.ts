@@ -63,7 +63,7 @@ out of time, best returns the best packing found so far, marked not proven.
 Examples:
   $ memsim plan ../shared/traces/minimalloc/A.1048576.csv
   $ memsim plan traces/training.json --strategy greedy-by-size,xla-best-fit --alignment 256
-  $ memsim plan records.csv --strategy best --time-limit 30s --format csv --output offsets.csv
+  $ memsim plan traces/fragmentation.csv --strategy best --time-limit 30s --format csv --output offsets.csv
   $ memsim plan traces/inference.jsonl --strategy greedy-by-size:offsets --format json`,
     )
     .action((inputPath: string, raw: Record<string, unknown>) => {

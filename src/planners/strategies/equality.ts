@@ -11,7 +11,7 @@ import type { PlannerDefinition } from '../types.js';
 export const equality: PlannerDefinition = {
   name: 'equality',
   kind: 'objects',
-  description: 'reuse objects of exactly the same size only (in record order)',
+  description: 'records by first time; reuse a free object of exactly the same size only',
   source: 'tflite EqualityAssignmentWithHash (memory_management/equality_assignment.h)',
   inBest: true,
   plan(r) {

@@ -13,7 +13,7 @@ import type { PlannerDefinition } from '../types.js';
 export const greedyInOrder: PlannerDefinition = {
   name: 'greedy-in-order',
   kind: 'objects',
-  description: 'records in order, each takes the free object closest in size (objects grow)',
+  description: 'records by first time, each takes the free object closest in size (objects grow)',
   source: 'tflite GreedyInOrderAssignment (memory_management/greedy_in_order_assignment.h)',
   inBest: true,
   plan(r) {
