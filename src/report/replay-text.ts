@@ -75,7 +75,7 @@ function oomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' 
     const where = [`event ${formatCount(o.event)}`, o.line !== null ? `line ${o.line}` : '', `step ${o.step}`].filter(Boolean).join(', ');
     out.push(c.bold(`OOM at ${where}: alloc "${o.id}"${o.tag ? ` (${o.tag})` : ''} of ${formatBytes(o.sizeBytes)} (rounded to ${formatBytes(o.roundedBytes)})`));
     out.push(`  ${o.kind === 'capacity' ? c.red('capacity') : c.yellow('fragmentation')} — ${explainOom(o)}`);
-    const native = nativeLines(o.native, mode);
+    const native = nativeLines(o.native, mode, undefined, o.nativeSummary);
     if (native.length > 0) {
       out.push(`  ${r.allocator.name} says:`);
       for (const l of native) out.push(`    ${l}`);
