@@ -24,6 +24,8 @@ export class JsonScanner {
   line = 1;
   /** Buffer offset where the current line starts (for columns). */
   lineStart = 0;
+  /** JSON Lines: a value may not continue past the end of its line (ws() stops there). */
+  singleLine = false;
 
   constructor(readonly src: ByteSource) {}
 
@@ -41,6 +43,7 @@ export class JsonScanner {
       if (c === 0x20 || c === 0x09 || c === 0x0d) {
         this.pos++;
       } else if (c === NL) {
+        if (this.singleLine) return -1;
         this.pos++;
         this.line++;
         this.lineStart = this.pos;
@@ -63,6 +66,7 @@ export class JsonScanner {
   describeHere(): string {
     const c = this.peek();
     if (c < 0) return 'end of input';
+    if (c === NL) return 'end of line';
     if (c >= 0x20 && c < 0x7f) return `"${String.fromCharCode(c)}"`;
     return `byte 0x${c.toString(16).padStart(2, '0')}`;
   }

@@ -40,8 +40,10 @@ export function readJsonl(src: ByteSource, b: TraceBuilder): void {
   const ev = new RawEvent();
   let first = true;
   for (;;) {
+    sc.singleLine = false;
     const c = sc.ws();
     if (c < 0) break;
+    sc.singleLine = true;
     const line = sc.line;
     if (c === 0x23) {
       skipLine(sc);
@@ -63,11 +65,7 @@ export function readJsonl(src: ByteSource, b: TraceBuilder): void {
         }
       } else {
         parseEventObject(sc, ev);
-        if (sc.line !== line) {
-          b.problem({ line, message: 'an event must be on one line in JSON Lines' });
-        } else {
-          addRawEvent(b, ev, line);
-        }
+        addRawEvent(b, ev, line);
       }
       first = false;
       if (!restOfLineBlank(sc)) {
