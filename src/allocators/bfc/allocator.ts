@@ -126,45 +126,45 @@ export class BfcAllocator implements OnlineAllocator {
     const h = this.bins.bestFit(bin, rounded);
     if (h < 0) return -1;
     this.removeFree(h);
-    const size = this.chunks.size[h] as number;
+    const size = this.chunks.size(h);
     if (size >= rounded * 2 || size - rounded >= this.maxInternalFragmentation) this.split(h, rounded);
     const c = this.chunks;
-    c.requested[h] = numBytes;
-    c.allocId[h] = this.nextAllocationId++;
+    c.setRequested(h, numBytes);
+    c.setAllocId(h, this.nextAllocationId++);
     c.event[h] = event;
-    const got = c.size[h] as number;
+    const got = c.size(h);
     this.numAllocs++;
     this.bytesInUse += got;
     if (this.bytesInUse > this.peakBytesInUse) this.peakBytesInUse = this.bytesInUse;
     if (got > this.largestAllocSize) this.largestAllocSize = got;
-    (this.regions.inUse[c.region[h] as number] as number)++;
+    (this.regions.inUse[c.region(h)] as number)++;
     return h;
   }
 
   /** As `BFCAllocator::SplitChunk`: the high remainder becomes a new free chunk after `h`. */
   private split(h: number, numBytes: number): void {
     // The new handle first, as TensorFlow takes it before touching the chunk.
-    const n = this.chunks.allocate();
     const c = this.chunks;
-    c.ptr[n] = (c.ptr[h] as number) + numBytes;
-    c.size[n] = (c.size[h] as number) - numBytes;
-    c.size[h] = numBytes;
-    c.allocId[n] = -1;
-    c.region[n] = c.region[h] as number;
-    const neighbour = c.next[h] as number;
-    c.prev[n] = h;
-    c.next[n] = neighbour;
-    c.next[h] = n;
-    if (neighbour !== NO_CHUNK) c.prev[neighbour] = n;
+    const n = c.allocate();
+    c.setPtr(n, c.ptr(h) + numBytes);
+    c.setSize(n, c.size(h) - numBytes);
+    c.setSize(h, numBytes);
+    c.setAllocId(n, -1);
+    c.setRegion(n, c.region(h));
+    const neighbour = c.next(h);
+    c.setPrev(n, h);
+    c.setNext(n, neighbour);
+    c.setNext(h, n);
+    if (neighbour !== NO_CHUNK) c.setPrev(neighbour, n);
     this.insertFree(n);
   }
 
   /** As `BFCAllocator::DeallocateRawInternal`: mark free, coalesce, put in its bin. */
   free(handle: number): void {
     const c = this.chunks;
-    c.allocId[handle] = -1;
-    this.bytesInUse -= c.size[handle] as number;
-    (this.regions.inUse[c.region[handle] as number] as number)--;
+    c.setAllocId(handle, -1);
+    this.bytesInUse -= c.size(handle);
+    (this.regions.inUse[c.region(handle)] as number)--;
     this.insertFree(this.tryToCoalesce(handle));
   }
 
@@ -172,12 +172,12 @@ export class BfcAllocator implements OnlineAllocator {
   private tryToCoalesce(h: number): number {
     const c = this.chunks;
     let out = h;
-    const next = c.next[h] as number;
+    const next = c.next(h);
     if (next !== NO_CHUNK && !c.inUse(next)) {
       this.removeFree(next);
       this.merge(h, next);
     }
-    const prev = c.prev[h] as number;
+    const prev = c.prev(h);
     if (prev !== NO_CHUNK && !c.inUse(prev)) {
       out = prev;
       this.removeFree(prev);
@@ -189,24 +189,24 @@ export class BfcAllocator implements OnlineAllocator {
   /** As `BFCAllocator::Merge`: `h2` (right after `h1`) joins `h1`; its handle is released. */
   private merge(h1: number, h2: number): void {
     const c = this.chunks;
-    const h3 = c.next[h2] as number;
-    c.next[h1] = h3;
-    if (h3 !== NO_CHUNK) c.prev[h3] = h1;
-    c.size[h1] = (c.size[h1] as number) + (c.size[h2] as number);
+    const h3 = c.next(h2);
+    c.setNext(h1, h3);
+    if (h3 !== NO_CHUNK) c.setPrev(h3, h1);
+    c.setSize(h1, c.size(h1) + c.size(h2));
     c.release(h2);
   }
 
   private insertFree(h: number): void {
     const c = this.chunks;
-    const b = binForSize(c.size[h] as number);
-    c.bin[h] = b;
+    const b = binForSize(c.size(h));
+    c.setBin(h, b);
     this.bins.insert(b, h);
   }
 
   private removeFree(h: number): void {
     const c = this.chunks;
-    this.bins.remove(c.bin[h] as number, h);
-    c.bin[h] = NO_BIN;
+    this.bins.remove(c.bin(h), h);
+    c.setBin(h, NO_BIN);
   }
 
   /**
@@ -240,23 +240,23 @@ export class BfcAllocator implements OnlineAllocator {
     this.totalRegionAllocatedBytes += bytes;
 
     const extended = this.settings.coalesceRegions ? this.regions.precedingAt(addr) : undefined;
-    const h = this.chunks.allocate();
     const c = this.chunks;
-    c.ptr[h] = addr;
-    c.size[h] = bytes;
-    c.allocId[h] = -1;
-    c.prev[h] = NO_CHUNK;
-    c.next[h] = NO_CHUNK;
+    const h = c.allocate();
+    c.setPtr(h, addr);
+    c.setSize(h, bytes);
+    c.setAllocId(h, -1);
+    c.setPrev(h, NO_CHUNK);
+    c.setNext(h, NO_CHUNK);
     if (extended) {
       // The new memory continues a region: link the new chunk after its last one.
       extended.sizeBytes += bytes;
       let last = extended.firstChunk;
-      while ((c.next[last] as number) !== NO_CHUNK) last = c.next[last] as number;
-      c.prev[h] = last;
-      c.next[last] = h;
-      c.region[h] = extended.id;
+      while (c.next(last) !== NO_CHUNK) last = c.next(last);
+      c.setPrev(h, last);
+      c.setNext(last, h);
+      c.setRegion(h, extended.id);
     } else {
-      c.region[h] = this.regions.add(addr, bytes, h).id;
+      c.setRegion(h, this.regions.add(addr, bytes, h).id);
     }
     this.insertFree(this.tryToCoalesce(h));
     return true;
@@ -287,8 +287,8 @@ export class BfcAllocator implements OnlineAllocator {
       // As DeallocateRegions: chunks leave their bins and release their handles in address order.
       let h = r.firstChunk;
       while (h !== NO_CHUNK) {
-        if ((c.bin[h] as number) !== NO_BIN) this.removeFree(h);
-        const next = c.next[h] as number;
+        if (c.bin(h) !== NO_BIN) this.removeFree(h);
+        const next = c.next(h);
         c.release(h);
         h = next;
       }
@@ -303,11 +303,11 @@ export class BfcAllocator implements OnlineAllocator {
   }
 
   address(handle: number): number {
-    return this.chunks.ptr[handle] as number;
+    return this.chunks.ptr(handle);
   }
 
   blockBytes(handle: number): number {
-    return this.chunks.size[handle] as number;
+    return this.chunks.size(handle);
   }
 
   largestFreeBlockBytes(): number {

@@ -1,4 +1,4 @@
-import type { ChunkTable } from './chunks.js';
+import { type ChunkTable, LEFT, PARENT, PRIO, PTR, RIGHT, SIZE } from './chunks.js';
 
 /** Number of bins (`BFCAllocator::kNumBins`). */
 export const NUM_BINS = 21;
@@ -25,10 +25,10 @@ export function binForSize(bytes: number): number {
 
 /**
  * The 21 bins of free chunks, each ordered by (size, address) as `Bin::FreeChunkSet` (a std::set
- * with `ChunkComparator`). Each bin is a treap threaded through the chunk table itself (left, right,
- * parent, priority per handle): no node allocation, removal by handle without a search, O(log n)
- * expected per operation, deterministic priorities. A bitmask of non-empty bins lets a search skip
- * empty ones.
+ * with `ChunkComparator`). Each bin is a treap threaded through the chunk table's records (left,
+ * right, parent, priority per handle): no node allocation, removal by handle without a search,
+ * O(log n) expected per operation, deterministic priorities. A bitmask of non-empty bins lets a
+ * search skip empty ones.
  */
 export class Bins {
   private readonly chunks: ChunkTable;
@@ -51,44 +51,36 @@ export class Bins {
 
   /** Adds free chunk h (its size and address set) to bin b. */
   insert(b: number, h: number): void {
-    const c = this.chunks;
-    const { left, right, parent, size: sz, ptr: pt } = c;
-    const size = sz[h] as number;
-    const ptr = pt[h] as number;
-    left[h] = -1;
-    right[h] = -1;
+    const t8 = this.chunks.hot;
+    const x8 = h * 8;
+    const size = t8[x8 + SIZE] as number;
+    const ptr = t8[x8 + PTR] as number;
+    t8[x8 + LEFT] = -1;
+    t8[x8 + RIGHT] = -1;
     let x = this.seed;
     x ^= x << 13;
     x ^= x >>> 17;
     x ^= x << 5;
     this.seed = x >>> 0;
-    c.prio[h] = this.seed;
+    const prio = this.seed;
+    t8[x8 + PRIO] = prio;
     let t = this.roots[b] as number;
     if (t < 0) {
       this.roots[b] = h;
-      parent[h] = -1;
+      t8[x8 + PARENT] = -1;
     } else {
       for (;;) {
-        const ts = sz[t] as number;
-        if (size < ts || (size === ts && ptr < (pt[t] as number))) {
-          const l = left[t] as number;
-          if (l < 0) {
-            left[t] = h;
-            break;
-          }
-          t = l;
-        } else {
-          const r = right[t] as number;
-          if (r < 0) {
-            right[t] = h;
-            break;
-          }
-          t = r;
+        const ts = t8[t * 8 + SIZE] as number;
+        const side = size < ts || (size === ts && ptr < (t8[t * 8 + PTR] as number)) ? LEFT : RIGHT;
+        const child = t8[t * 8 + side] as number;
+        if (child < 0) {
+          t8[t * 8 + side] = h;
+          break;
         }
+        t = child;
       }
-      parent[h] = t;
-      const prio = c.prio;
-      while ((parent[h] as number) >= 0 && (prio[h] as number) > (prio[parent[h] as number] as number)) this.rotateUp(b, h);
+      t8[x8 + PARENT] = t;
+      for (let p = t; p >= 0 && prio > (t8[p * 8 + PRIO] as number); p = t8[x8 + PARENT] as number) this.rotateUp(b, h);
     }
     this.sizes[b] = (this.sizes[b] as number) + 1;
     this.nonEmpty |= 1 << b;
@@ -97,18 +89,19 @@ export class Bins {
 
   /** Removes chunk h from bin b: rotated down to a leaf, then cut off. */
   remove(b: number, h: number): void {
-    const { left, right, parent, prio } = this.chunks;
+    const t8 = this.chunks.hot;
+    const x8 = h * 8;
     for (;;) {
-      const l = left[h] as number;
-      const r = right[h] as number;
+      const l = t8[x8 + LEFT] as number;
+      const r = t8[x8 + RIGHT] as number;
       if (l < 0 && r < 0) break;
-      this.rotateUp(b, l < 0 ? r : r < 0 ? l : (prio[l] as number) > (prio[r] as number) ? l : r);
+      this.rotateUp(b, l < 0 ? r : r < 0 ? l : (t8[l * 8 + PRIO] as number) > (t8[r * 8 + PRIO] as number) ? l : r);
     }
-    const p = parent[h] as number;
+    const p = t8[x8 + PARENT] as number;
     if (p < 0) this.roots[b] = -1;
-    else if (left[p] === h) left[p] = -1;
-    else right[p] = -1;
-    parent[h] = -1;
+    else if (t8[p * 8 + LEFT] === h) t8[p * 8 + LEFT] = -1;
+    else t8[p * 8 + RIGHT] = -1;
+    t8[x8 + PARENT] = -1;
     const n = (this.sizes[b] as number) - 1;
     this.sizes[b] = n;
     if (n === 0) this.nonEmpty &= ~(1 << b);
@@ -117,25 +110,21 @@ export class Bins {
 
   /** Lifts x above its parent, keeping the in-order sequence. */
   private rotateUp(b: number, x: number): void {
-    const { left, right, parent } = this.chunks;
-    const p = parent[x] as number;
-    const g = parent[p] as number;
-    if (left[p] === x) {
-      const m = right[x] as number;
-      left[p] = m;
-      if (m >= 0) parent[m] = p;
-      right[x] = p;
-    } else {
-      const m = left[x] as number;
-      right[p] = m;
-      if (m >= 0) parent[m] = p;
-      left[x] = p;
-    }
-    parent[p] = x;
-    parent[x] = g;
+    const t8 = this.chunks.hot;
+    const p = t8[x * 8 + PARENT] as number;
+    const g = t8[p * 8 + PARENT] as number;
+    // x's inner subtree moves to p; p becomes x's child on the other side.
+    const side = t8[p * 8 + LEFT] === x ? LEFT : RIGHT;
+    const other = side === LEFT ? RIGHT : LEFT;
+    const m = t8[x * 8 + other] as number;
+    t8[p * 8 + side] = m;
+    if (m >= 0) t8[m * 8 + PARENT] = p;
+    t8[x * 8 + other] = p;
+    t8[p * 8 + PARENT] = x;
+    t8[x * 8 + PARENT] = g;
     if (g < 0) this.roots[b] = x;
-    else if (left[g] === p) left[g] = x;
-    else right[g] = x;
+    else if (t8[g * 8 + LEFT] === p) t8[g * 8 + LEFT] = x;
+    else t8[g * 8 + RIGHT] = x;
   }
 
   /**
@@ -146,17 +135,17 @@ export class Bins {
   bestFit(b: number, rounded: number): number {
     let mask = this.nonEmpty & ~((1 << b) - 1);
     if (mask === 0) return -1;
-    const { left, right, size } = this.chunks;
     if (mask & (1 << b)) {
       // In the starting bin sizes vary around `rounded`: the smallest at least as large.
+      const t8 = this.chunks.hot;
       let t = this.roots[b] as number;
       let best = -1;
       while (t >= 0) {
-        if ((size[t] as number) >= rounded) {
+        if ((t8[t * 8 + SIZE] as number) >= rounded) {
           best = t;
-          t = left[t] as number;
+          t = t8[t * 8 + LEFT] as number;
         } else {
-          t = right[t] as number;
+          t = t8[t * 8 + RIGHT] as number;
         }
       }
       if (best >= 0) return best;
@@ -169,35 +158,35 @@ export class Bins {
 
   /** The smallest chunk of bin b, or -1. */
   first(b: number): number {
-    const left = this.chunks.left;
+    const t8 = this.chunks.hot;
     let t = this.roots[b] as number;
     if (t < 0) return -1;
-    while ((left[t] as number) >= 0) t = left[t] as number;
+    while ((t8[t * 8 + LEFT] as number) >= 0) t = t8[t * 8 + LEFT] as number;
     return t;
   }
 
   /** The largest chunk of bin b, or -1. */
   last(b: number): number {
-    const right = this.chunks.right;
+    const t8 = this.chunks.hot;
     let t = this.roots[b] as number;
     if (t < 0) return -1;
-    while ((right[t] as number) >= 0) t = right[t] as number;
+    while ((t8[t * 8 + RIGHT] as number) >= 0) t = t8[t * 8 + RIGHT] as number;
     return t;
   }
 
   /** The chunk after h in its bin's order, or -1. */
   next(h: number): number {
-    const { left, right, parent } = this.chunks;
-    let t = right[h] as number;
+    const t8 = this.chunks.hot;
+    let t = t8[h * 8 + RIGHT] as number;
     if (t >= 0) {
-      while ((left[t] as number) >= 0) t = left[t] as number;
+      while ((t8[t * 8 + LEFT] as number) >= 0) t = t8[t * 8 + LEFT] as number;
       return t;
     }
     let x = h;
-    let p = parent[x] as number;
-    while (p >= 0 && right[p] === x) {
+    let p = t8[x * 8 + PARENT] as number;
+    while (p >= 0 && t8[p * 8 + RIGHT] === x) {
       x = p;
-      p = parent[x] as number;
+      p = t8[x * 8 + PARENT] as number;
     }
     return p;
   }
@@ -211,15 +200,22 @@ export class Bins {
 
   /** True when h is a node of bin b's tree (follows parents to the root). */
   contains(b: number, h: number): boolean {
-    const parent = this.chunks.parent;
+    const t8 = this.chunks.hot;
     let x = h;
-    while ((parent[x] as number) >= 0) x = parent[x] as number;
+    while ((t8[x * 8 + PARENT] as number) >= 0) x = t8[x * 8 + PARENT] as number;
     return x === this.roots[b];
+  }
+
+  /** The heap order holds at h: its priority is not above its parent's. */
+  heapOrdered(h: number): boolean {
+    const t8 = this.chunks.hot;
+    const p = t8[h * 8 + PARENT] as number;
+    return p < 0 || (t8[h * 8 + PRIO] as number) <= (t8[p * 8 + PRIO] as number);
   }
 
   /** Size of the largest free chunk (`BFCAllocator::LargestFreeChunk`), 0 when none. */
   largest(): number {
     if (this.nonEmpty === 0) return 0;
-    return this.chunks.size[this.last(31 - Math.clz32(this.nonEmpty))] as number;
+    return this.chunks.size(this.last(31 - Math.clz32(this.nonEmpty)));
   }
 }

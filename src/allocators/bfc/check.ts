@@ -30,21 +30,21 @@ export function checkBfc(a: BfcAllocator): string | null {
     let prev = NO_CHUNK;
     let prevFree = false;
     let used = 0;
-    for (let h = r.firstChunk; h !== NO_CHUNK; h = c.next[h] as number) {
-      const size = c.size[h] as number;
-      if ((c.ptr[h] as number) !== at) return `chunk ${h} at ${c.ptr[h]} should start at ${at}`;
-      if ((c.prev[h] as number) !== prev) return `chunk ${h} has prev ${c.prev[h]}, expected ${prev}`;
-      if ((c.region[h] as number) !== r.id) return `chunk ${h} names region ${c.region[h]}, lies in ${r.id}`;
+    for (let h = r.firstChunk; h !== NO_CHUNK; h = c.next(h)) {
+      const size = c.size(h);
+      if (c.ptr(h) !== at) return `chunk ${h} at ${c.ptr(h)} should start at ${at}`;
+      if (c.prev(h) !== prev) return `chunk ${h} has prev ${c.prev(h)}, expected ${prev}`;
+      if (c.region(h) !== r.id) return `chunk ${h} names region ${c.region(h)}, lies in ${r.id}`;
       if (size <= 0 || size % MIN_ALLOCATION_BYTES !== 0) return `chunk ${h} has size ${size}`;
       const isFree = !c.inUse(h);
       if (isFree && prevFree) return `chunks ${prev} and ${h} are adjacent and both free`;
       if (isFree) {
         freeChunks++;
         const b = binForSize(size);
-        if ((c.bin[h] as number) !== b) return `free chunk ${h} of ${size} B is in bin ${c.bin[h]}, expected ${b}`;
+        if (c.bin(h) !== b) return `free chunk ${h} of ${size} B is in bin ${c.bin(h)}, expected ${b}`;
         if (!a.bins.contains(b, h)) return `free chunk ${h} is missing from bin ${b}`;
       } else {
-        if ((c.bin[h] as number) !== NO_BIN) return `chunk ${h} is in use and in bin ${c.bin[h]}`;
+        if (c.bin(h) !== NO_BIN) return `chunk ${h} is in use and in bin ${c.bin(h)}`;
         inUseBytes += size;
         used++;
       }
@@ -64,15 +64,13 @@ export function checkBfc(a: BfcAllocator): string | null {
     for (let i = 1; i < handles.length; i++) {
       const x = handles[i - 1] as number;
       const y = handles[i] as number;
-      const sx = c.size[x] as number;
-      const sy = c.size[y] as number;
-      if (sx > sy || (sx === sy && (c.ptr[x] as number) >= (c.ptr[y] as number))) return `bin ${b} is out of (size, address) order`;
+      const sx = c.size(x);
+      const sy = c.size(y);
+      if (sx > sy || (sx === sy && c.ptr(x) >= c.ptr(y))) return `bin ${b} is out of (size, address) order`;
     }
     for (const h of handles) {
-      if (c.inUse(h) || (c.bin[h] as number) !== b) return `bin ${b} holds chunk ${h}, which is not a free chunk of that bin`;
-      if (c.prio[h] !== undefined && (c.parent[h] as number) >= 0 && (c.prio[h] as number) > (c.prio[c.parent[h] as number] as number)) {
-        return `bin ${b}'s heap order is broken at chunk ${h}`;
-      }
+      if (c.inUse(h) || c.bin(h) !== b) return `bin ${b} holds chunk ${h}, which is not a free chunk of that bin`;
+      if (!a.bins.heapOrdered(h)) return `bin ${b}'s heap order is broken at chunk ${h}`;
     }
     binned += handles.length;
   }

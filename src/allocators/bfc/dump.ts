@@ -13,9 +13,9 @@ const OCCUPANCY_COLUMNS = 100;
 
 /** Calls `fn(handle)` for every chunk, region by region in address order, chunks in address order. */
 export function forEachChunk(a: BfcAllocator, fn: (h: number, regionIndex: number) => void): void {
-  const next = a.chunks.next;
+  const c = a.chunks;
   a.regions.regions.forEach((r, i) => {
-    for (let h = r.firstChunk; h !== NO_CHUNK; h = next[h] as number) fn(h, i);
+    for (let h = r.firstChunk; h !== NO_CHUNK; h = c.next(h)) fn(h, i);
   });
 }
 
@@ -38,10 +38,10 @@ function headLines(a: BfcAllocator, numBytes: number, rounded: number, op: strin
 function chunkDebug(a: BfcAllocator, h: number, recurse: boolean): string {
   const c = a.chunks;
   let s =
-    `  Size: ${H(c.size[h] as number)} | Requested Size: ${H(c.requested[h] as number)} | in_use: ${c.inUse(h) ? 1 : 0}` +
-    ` | bin_num: ${c.bin[h] as number}`;
-  const prev = c.prev[h] as number;
-  const next = c.next[h] as number;
+    `  Size: ${H(c.size(h))} | Requested Size: ${H(c.requested(h))} | in_use: ${c.inUse(h) ? 1 : 0}` +
+    ` | bin_num: ${c.bin(h)}`;
+  const prev = c.prev(h);
+  const next = c.next(h);
   if (recurse && prev !== NO_CHUNK) s += `, prev: ${chunkDebug(a, prev, false)}`;
   if (recurse && next !== NO_CHUNK) s += `, next: ${chunkDebug(a, next, false)}`;
   return s;
@@ -56,13 +56,13 @@ function binLines(a: BfcAllocator): string[] {
   const inUseChunks = new Array<number>(NUM_BINS).fill(0);
   const requested = new Array<number>(NUM_BINS).fill(0);
   forEachChunk(a, (h) => {
-    const size = c.size[h] as number;
+    const size = c.size(h);
     const b = binForSize(size);
     total[b] = (total[b] as number) + size;
     chunks[b] = (chunks[b] as number) + 1;
     if (c.inUse(h)) {
       inUse[b] = (inUse[b] as number) + size;
-      requested[b] = (requested[b] as number) + (c.requested[h] as number);
+      requested[b] = (requested[b] as number) + c.requested(h);
       inUseChunks[b] = (inUseChunks[b] as number) + 1;
     }
   });
@@ -87,12 +87,12 @@ function regionLines(a: BfcAllocator, inUseBySize: Map<number, number>): string[
   const out: string[] = [];
   for (const r of a.regions.regions) {
     out.push(`Next region of size ${r.sizeBytes}`);
-    for (let h = r.firstChunk; h !== NO_CHUNK; h = c.next[h] as number) {
+    for (let h = r.firstChunk; h !== NO_CHUNK; h = c.next(h)) {
       const used = c.inUse(h);
-      const size = c.size[h] as number;
+      const size = c.size(h);
       if (used) inUseBySize.set(size, (inUseBySize.get(size) ?? 0) + 1);
-      const next = c.next[h] as number;
-      out.push(`${used ? 'InUse' : 'Free '} at ${hex(c.ptr[h] as number)} of size ${size} next ${next === NO_CHUNK ? INVALID_HANDLE_TEXT : next}`);
+      const next = c.next(h);
+      out.push(`${used ? 'InUse' : 'Free '} at ${hex(c.ptr(h))} of size ${size} next ${next === NO_CHUNK ? INVALID_HANDLE_TEXT : next}`);
     }
   }
   return out;
@@ -119,11 +119,11 @@ export function renderOccupancy(a: BfcAllocator): string {
   const c = a.chunks;
   let regionOffset = 0;
   for (const r of a.regions.regions) {
-    for (let h = r.firstChunk; h !== NO_CHUNK; h = c.next[h] as number) {
+    for (let h = r.firstChunk; h !== NO_CHUNK; h = c.next(h)) {
       if (!c.inUse(h)) continue;
-      const at = regionOffset + (c.ptr[h] as number) - r.ptr;
-      const requested = c.requested[h] as number;
-      const wasted = (c.size[h] as number) - requested;
+      const at = regionOffset + c.ptr(h) - r.ptr;
+      const requested = c.requested(h);
+      const wasted = c.size(h) - requested;
       if (wasted > 0) paint(at + requested, wasted, 'x');
       paint(at, requested, '*');
     }
@@ -190,8 +190,8 @@ export function bfcOomSummary(a: BfcAllocator, numBytes: number, rounded: number
     let usedBytes = 0;
     let free = 0;
     let largest = 0;
-    for (let h = r.firstChunk; h !== NO_CHUNK; h = c.next[h] as number) {
-      const size = c.size[h] as number;
+    for (let h = r.firstChunk; h !== NO_CHUNK; h = c.next(h)) {
+      const size = c.size(h);
       if (c.inUse(h)) {
         used++;
         usedBytes += size;

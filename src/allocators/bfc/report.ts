@@ -32,10 +32,10 @@ export function bfcState(a: BfcAllocator): AllocatorState {
   const c = a.chunks;
   const segments: SegmentState[] = a.regions.regions.map((r) => {
     const blocks: BlockState[] = [];
-    for (let h = r.firstChunk; h !== NO_CHUNK; h = c.next[h] as number) {
-      const block: BlockState = { address: c.ptr[h] as number, sizeBytes: c.size[h] as number, isFree: !c.inUse(h) };
+    for (let h = r.firstChunk; h !== NO_CHUNK; h = c.next(h)) {
+      const block: BlockState = { address: c.ptr(h), sizeBytes: c.size(h), isFree: !c.inUse(h) };
       if (!block.isFree) {
-        block.requestedBytes = c.requested[h] as number;
+        block.requestedBytes = c.requested(h);
         block.allocEvent = c.event[h] as number;
       }
       blocks.push(block);
