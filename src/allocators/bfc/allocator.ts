@@ -1,7 +1,7 @@
 import { SimDevice } from '../device.js';
 import { type AllocationFailure, type AllocatorState, FAILED, NO_BLOCK, type OnlineAllocator } from '../types.js';
 import { Bins, binForSize, MIN_ALLOCATION_BYTES, roundedBytes } from './bins.js';
-import { ChunkTable, NO_BIN, NO_CHUNK } from './chunks.js';
+import { BIN, ChunkTable, IN_USE, LINK_STRIDE, NEXT, NO_BIN, NO_CHUNK, NUM_STRIDE, PREV, PTR, REQUESTED, SIZE } from './chunks.js';
 import { bfcOomSummary, bfcOomText } from './dump.js';
 import { type Region, RegionManager } from './regions.js';
 import { bfcNotes, bfcState, bfcStats } from './report.js';
@@ -64,7 +64,6 @@ export class BfcAllocator implements OnlineAllocator {
   /** Remarks fixed at creation (how the limit was chosen), before those the run adds. */
   staticNotes: string[] = [];
   private readonly maxInternalFragmentation: number;
-  private nextAllocationId = 1;
   private failNumBytes = 0;
   private failRounded = 0;
   private failEvent = -1;
@@ -126,18 +125,19 @@ export class BfcAllocator implements OnlineAllocator {
     const h = this.bins.bestFit(bin, rounded);
     if (h < 0) return -1;
     this.removeFree(h);
-    const size = this.chunks.size(h);
+    const size = this.chunks.num[h * NUM_STRIDE + SIZE] as number;
     if (size >= rounded * 2 || size - rounded >= this.maxInternalFragmentation) this.split(h, rounded);
+    // The chunk table may have grown in split: read its arrays now.
     const c = this.chunks;
-    c.setRequested(h, numBytes);
-    c.setAllocId(h, this.nextAllocationId++);
+    c.num[h * NUM_STRIDE + REQUESTED] = numBytes;
+    c.link[h * LINK_STRIDE + IN_USE] = 1;
     c.event[h] = event;
-    const got = c.size(h);
+    const got = c.num[h * NUM_STRIDE + SIZE] as number;
     this.numAllocs++;
     this.bytesInUse += got;
     if (this.bytesInUse > this.peakBytesInUse) this.peakBytesInUse = this.bytesInUse;
     if (got > this.largestAllocSize) this.largestAllocSize = got;
-    (this.regions.inUse[c.region(h)] as number)++;
+    (this.regions.inUse[c.regionOf[h] as number] as number)++;
     return h;
   }
 
@@ -146,39 +146,44 @@ export class BfcAllocator implements OnlineAllocator {
     // The new handle first, as TensorFlow takes it before touching the chunk.
     const c = this.chunks;
     const n = c.allocate();
-    c.setPtr(n, c.ptr(h) + numBytes);
-    c.setSize(n, c.size(h) - numBytes);
-    c.setSize(h, numBytes);
-    c.setAllocId(n, -1);
-    c.setRegion(n, c.region(h));
-    const neighbour = c.next(h);
-    c.setPrev(n, h);
-    c.setNext(n, neighbour);
-    c.setNext(h, n);
-    if (neighbour !== NO_CHUNK) c.setPrev(neighbour, n);
+    const { num, link } = c;
+    const hn = h * NUM_STRIDE;
+    const nn = n * NUM_STRIDE;
+    num[nn + PTR] = (num[hn + PTR] as number) + numBytes;
+    num[nn + SIZE] = (num[hn + SIZE] as number) - numBytes;
+    num[hn + SIZE] = numBytes;
+    c.regionOf[n] = c.regionOf[h] as number;
+    const hl = h * LINK_STRIDE;
+    const nl = n * LINK_STRIDE;
+    link[nl + IN_USE] = 0;
+    const neighbour = link[hl + NEXT] as number;
+    link[nl + PREV] = h;
+    link[nl + NEXT] = neighbour;
+    link[hl + NEXT] = n;
+    if (neighbour !== NO_CHUNK) link[neighbour * LINK_STRIDE + PREV] = n;
     this.insertFree(n);
   }
 
   /** As `BFCAllocator::DeallocateRawInternal`: mark free, coalesce, put in its bin. */
   free(handle: number): void {
     const c = this.chunks;
-    c.setAllocId(handle, -1);
-    this.bytesInUse -= c.size(handle);
-    (this.regions.inUse[c.region(handle)] as number)--;
+    c.link[handle * LINK_STRIDE + IN_USE] = 0;
+    this.bytesInUse -= c.num[handle * NUM_STRIDE + SIZE] as number;
+    (this.regions.inUse[c.regionOf[handle] as number] as number)--;
     this.insertFree(this.tryToCoalesce(handle));
   }
 
   /** As `BFCAllocator::TryToCoalesce`: merge the next chunk in, then merge into the previous one. */
   private tryToCoalesce(h: number): number {
-    const c = this.chunks;
+    const link = this.chunks.link;
     let out = h;
-    const next = c.next(h);
-    if (next !== NO_CHUNK && !c.inUse(next)) {
+    const next = link[h * LINK_STRIDE + NEXT] as number;
+    if (next !== NO_CHUNK && link[next * LINK_STRIDE + IN_USE] === 0) {
       this.removeFree(next);
       this.merge(h, next);
     }
-    const prev = c.prev(h);
-    if (prev !== NO_CHUNK && !c.inUse(prev)) {
+    const prev = link[h * LINK_STRIDE + PREV] as number;
+    if (prev !== NO_CHUNK && link[prev * LINK_STRIDE + IN_USE] === 0) {
       out = prev;
       this.removeFree(prev);
       this.merge(prev, h);
@@ -189,24 +194,25 @@ export class BfcAllocator implements OnlineAllocator {
   /** As `BFCAllocator::Merge`: `h2` (right after `h1`) joins `h1`; its handle is released. */
   private merge(h1: number, h2: number): void {
     const c = this.chunks;
-    const h3 = c.next(h2);
-    c.setNext(h1, h3);
-    if (h3 !== NO_CHUNK) c.setPrev(h3, h1);
-    c.setSize(h1, c.size(h1) + c.size(h2));
+    const { num, link } = c;
+    const h3 = link[h2 * LINK_STRIDE + NEXT] as number;
+    link[h1 * LINK_STRIDE + NEXT] = h3;
+    if (h3 !== NO_CHUNK) link[h3 * LINK_STRIDE + PREV] = h1;
+    num[h1 * NUM_STRIDE + SIZE] = (num[h1 * NUM_STRIDE + SIZE] as number) + (num[h2 * NUM_STRIDE + SIZE] as number);
     c.release(h2);
   }
 
   private insertFree(h: number): void {
     const c = this.chunks;
-    const b = binForSize(c.size(h));
-    c.setBin(h, b);
+    const b = binForSize(c.num[h * NUM_STRIDE + SIZE] as number);
+    c.link[h * LINK_STRIDE + BIN] = b;
     this.bins.insert(b, h);
   }
 
   private removeFree(h: number): void {
-    const c = this.chunks;
-    this.bins.remove(c.bin(h), h);
-    c.setBin(h, NO_BIN);
+    const link = this.chunks.link;
+    this.bins.remove(link[h * LINK_STRIDE + BIN] as number, h);
+    link[h * LINK_STRIDE + BIN] = NO_BIN;
   }
 
   /**
@@ -244,7 +250,7 @@ export class BfcAllocator implements OnlineAllocator {
     const h = c.allocate();
     c.setPtr(h, addr);
     c.setSize(h, bytes);
-    c.setAllocId(h, -1);
+    c.setInUse(h, false);
     c.setPrev(h, NO_CHUNK);
     c.setNext(h, NO_CHUNK);
     if (extended) {

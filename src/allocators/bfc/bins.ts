@@ -1,5 +1,7 @@
 import { type ChunkTable, LEFT, PARENT, PRIO, PTR, RIGHT, SIZE } from './chunks.js';
 
+// Chunk records: `num` holds 4 doubles per handle, `link` 8 int32 (see chunks.ts).
+
 /** Number of bins (`BFCAllocator::kNumBins`). */
 export const NUM_BINS = 21;
 /** Minimum allocation and rounding granularity (`kMinAllocationSize`). */
@@ -38,7 +40,7 @@ export class Bins {
   nonEmpty = 0;
   /** Free chunks over all bins. */
   count = 0;
-  private seed = 0x9e3779b9;
+  private seed = 0x1e3779b9;
 
   constructor(chunks: ChunkTable) {
     this.chunks = chunks;
@@ -51,36 +53,38 @@ export class Bins {
 
   /** Adds free chunk h (its size and address set) to bin b. */
   insert(b: number, h: number): void {
-    const t8 = this.chunks.hot;
+    const num = this.chunks.num;
+    const link = this.chunks.link;
     const x8 = h * 8;
-    const size = t8[x8 + SIZE] as number;
-    const ptr = t8[x8 + PTR] as number;
-    t8[x8 + LEFT] = -1;
-    t8[x8 + RIGHT] = -1;
+    const size = num[h * 4 + SIZE] as number;
+    const ptr = num[h * 4 + PTR] as number;
+    link[x8 + LEFT] = -1;
+    link[x8 + RIGHT] = -1;
+    // xorshift32: deterministic priorities, compared as int32.
     let x = this.seed;
     x ^= x << 13;
     x ^= x >>> 17;
     x ^= x << 5;
-    this.seed = x >>> 0;
+    this.seed = x | 0;
     const prio = this.seed;
-    t8[x8 + PRIO] = prio;
+    link[x8 + PRIO] = prio;
     let t = this.roots[b] as number;
     if (t < 0) {
       this.roots[b] = h;
-      t8[x8 + PARENT] = -1;
+      link[x8 + PARENT] = -1;
     } else {
       for (;;) {
-        const ts = t8[t * 8 + SIZE] as number;
-        const side = size < ts || (size === ts && ptr < (t8[t * 8 + PTR] as number)) ? LEFT : RIGHT;
-        const child = t8[t * 8 + side] as number;
+        const ts = num[t * 4 + SIZE] as number;
+        const side = size < ts || (size === ts && ptr < (num[t * 4 + PTR] as number)) ? LEFT : RIGHT;
+        const child = link[t * 8 + side] as number;
         if (child < 0) {
-          t8[t * 8 + side] = h;
+          link[t * 8 + side] = h;
           break;
         }
         t = child;
       }
-      t8[x8 + PARENT] = t;
-      for (let p = t; p >= 0 && prio > (t8[p * 8 + PRIO] as number); p = t8[x8 + PARENT] as number) this.rotateUp(b, h);
+      link[x8 + PARENT] = t;
+      for (let p = t; p >= 0 && prio > (link[p * 8 + PRIO] as number); p = link[x8 + PARENT] as number) this.rotateUp(b, h);
     }
     this.sizes[b] = (this.sizes[b] as number) + 1;
     this.nonEmpty |= 1 << b;
@@ -89,19 +93,19 @@ export class Bins {
 
   /** Removes chunk h from bin b: rotated down to a leaf, then cut off. */
   remove(b: number, h: number): void {
-    const t8 = this.chunks.hot;
+    const link = this.chunks.link;
     const x8 = h * 8;
     for (;;) {
-      const l = t8[x8 + LEFT] as number;
-      const r = t8[x8 + RIGHT] as number;
+      const l = link[x8 + LEFT] as number;
+      const r = link[x8 + RIGHT] as number;
       if (l < 0 && r < 0) break;
-      this.rotateUp(b, l < 0 ? r : r < 0 ? l : (t8[l * 8 + PRIO] as number) > (t8[r * 8 + PRIO] as number) ? l : r);
+      this.rotateUp(b, l < 0 ? r : r < 0 ? l : (link[l * 8 + PRIO] as number) > (link[r * 8 + PRIO] as number) ? l : r);
     }
-    const p = t8[x8 + PARENT] as number;
+    const p = link[x8 + PARENT] as number;
     if (p < 0) this.roots[b] = -1;
-    else if (t8[p * 8 + LEFT] === h) t8[p * 8 + LEFT] = -1;
-    else t8[p * 8 + RIGHT] = -1;
-    t8[x8 + PARENT] = -1;
+    else if (link[p * 8 + LEFT] === h) link[p * 8 + LEFT] = -1;
+    else link[p * 8 + RIGHT] = -1;
+    link[x8 + PARENT] = -1;
     const n = (this.sizes[b] as number) - 1;
     this.sizes[b] = n;
     if (n === 0) this.nonEmpty &= ~(1 << b);
@@ -110,21 +114,21 @@ export class Bins {
 
   /** Lifts x above its parent, keeping the in-order sequence. */
   private rotateUp(b: number, x: number): void {
-    const t8 = this.chunks.hot;
-    const p = t8[x * 8 + PARENT] as number;
-    const g = t8[p * 8 + PARENT] as number;
+    const link = this.chunks.link;
+    const p = link[x * 8 + PARENT] as number;
+    const g = link[p * 8 + PARENT] as number;
     // x's inner subtree moves to p; p becomes x's child on the other side.
-    const side = t8[p * 8 + LEFT] === x ? LEFT : RIGHT;
+    const side = link[p * 8 + LEFT] === x ? LEFT : RIGHT;
     const other = side === LEFT ? RIGHT : LEFT;
-    const m = t8[x * 8 + other] as number;
-    t8[p * 8 + side] = m;
-    if (m >= 0) t8[m * 8 + PARENT] = p;
-    t8[x * 8 + other] = p;
-    t8[p * 8 + PARENT] = x;
-    t8[x * 8 + PARENT] = g;
+    const m = link[x * 8 + other] as number;
+    link[p * 8 + side] = m;
+    if (m >= 0) link[m * 8 + PARENT] = p;
+    link[x * 8 + other] = p;
+    link[p * 8 + PARENT] = x;
+    link[x * 8 + PARENT] = g;
     if (g < 0) this.roots[b] = x;
-    else if (t8[g * 8 + LEFT] === p) t8[g * 8 + LEFT] = x;
-    else t8[g * 8 + RIGHT] = x;
+    else if (link[g * 8 + LEFT] === p) link[g * 8 + LEFT] = x;
+    else link[g * 8 + RIGHT] = x;
   }
 
   /**
@@ -137,15 +141,16 @@ export class Bins {
     if (mask === 0) return -1;
     if (mask & (1 << b)) {
       // In the starting bin sizes vary around `rounded`: the smallest at least as large.
-      const t8 = this.chunks.hot;
+      const num = this.chunks.num;
+      const link = this.chunks.link;
       let t = this.roots[b] as number;
       let best = -1;
       while (t >= 0) {
-        if ((t8[t * 8 + SIZE] as number) >= rounded) {
+        if ((num[t * 4 + SIZE] as number) >= rounded) {
           best = t;
-          t = t8[t * 8 + LEFT] as number;
+          t = link[t * 8 + LEFT] as number;
         } else {
-          t = t8[t * 8 + RIGHT] as number;
+          t = link[t * 8 + RIGHT] as number;
         }
       }
       if (best >= 0) return best;
@@ -158,35 +163,35 @@ export class Bins {
 
   /** The smallest chunk of bin b, or -1. */
   first(b: number): number {
-    const t8 = this.chunks.hot;
+    const link = this.chunks.link;
     let t = this.roots[b] as number;
     if (t < 0) return -1;
-    while ((t8[t * 8 + LEFT] as number) >= 0) t = t8[t * 8 + LEFT] as number;
+    while ((link[t * 8 + LEFT] as number) >= 0) t = link[t * 8 + LEFT] as number;
     return t;
   }
 
   /** The largest chunk of bin b, or -1. */
   last(b: number): number {
-    const t8 = this.chunks.hot;
+    const link = this.chunks.link;
     let t = this.roots[b] as number;
     if (t < 0) return -1;
-    while ((t8[t * 8 + RIGHT] as number) >= 0) t = t8[t * 8 + RIGHT] as number;
+    while ((link[t * 8 + RIGHT] as number) >= 0) t = link[t * 8 + RIGHT] as number;
     return t;
   }
 
   /** The chunk after h in its bin's order, or -1. */
   next(h: number): number {
-    const t8 = this.chunks.hot;
-    let t = t8[h * 8 + RIGHT] as number;
+    const link = this.chunks.link;
+    let t = link[h * 8 + RIGHT] as number;
     if (t >= 0) {
-      while ((t8[t * 8 + LEFT] as number) >= 0) t = t8[t * 8 + LEFT] as number;
+      while ((link[t * 8 + LEFT] as number) >= 0) t = link[t * 8 + LEFT] as number;
       return t;
     }
     let x = h;
-    let p = t8[x * 8 + PARENT] as number;
-    while (p >= 0 && t8[p * 8 + RIGHT] === x) {
+    let p = link[x * 8 + PARENT] as number;
+    while (p >= 0 && link[p * 8 + RIGHT] === x) {
       x = p;
-      p = t8[x * 8 + PARENT] as number;
+      p = link[x * 8 + PARENT] as number;
     }
     return p;
   }
@@ -200,17 +205,17 @@ export class Bins {
 
   /** True when h is a node of bin b's tree (follows parents to the root). */
   contains(b: number, h: number): boolean {
-    const t8 = this.chunks.hot;
+    const link = this.chunks.link;
     let x = h;
-    while ((t8[x * 8 + PARENT] as number) >= 0) x = t8[x * 8 + PARENT] as number;
+    while ((link[x * 8 + PARENT] as number) >= 0) x = link[x * 8 + PARENT] as number;
     return x === this.roots[b];
   }
 
   /** The heap order holds at h: its priority is not above its parent's. */
   heapOrdered(h: number): boolean {
-    const t8 = this.chunks.hot;
-    const p = t8[h * 8 + PARENT] as number;
-    return p < 0 || (t8[h * 8 + PRIO] as number) <= (t8[p * 8 + PRIO] as number);
+    const link = this.chunks.link;
+    const p = link[h * 8 + PARENT] as number;
+    return p < 0 || (link[h * 8 + PRIO] as number) <= (link[p * 8 + PRIO] as number);
   }
 
   /** Size of the largest free chunk (`BFCAllocator::LargestFreeChunk`), 0 when none. */

@@ -2,10 +2,11 @@
  * BFC's chunk table, as `BFCAllocator::chunks_` with its free-handle list: one slot per
  * `ChunkHandle`, in typed arrays so that the hot path allocates nothing.
  *
- * The fields a bin search, a split and a coalesce touch (size, address, the bin tree's links and
- * priority, the physical neighbours) sit together in one 64-byte record per handle, so that walking
- * a tree or a neighbour costs one cache line, not one per field: with 10^5 chunks and more, memory
- * latency, not arithmetic, is what a request costs.
+ * The fields a bin search, a split and a coalesce touch sit in two small records per handle (a
+ * 32-byte one of doubles: size, address, requested size; a 32-byte one of int32: tree links and
+ * priority, physical neighbours, bin, in-use flag), so that walking a tree or a neighbour costs two
+ * cache lines, not one per field: with 10^5 chunks and more, memory latency is what a request
+ * costs. Links are int32 so that they index arrays without conversion.
  *
  * Handles freed by merges and region frees go on a LIFO list threaded through `next` (as
  * `BFCAllocator::DeallocateChunk`) and are reused first (as `AllocateChunk`). A reused slot keeps its
@@ -17,35 +18,35 @@ export const NO_CHUNK = -1;
 /** The bin of a chunk that is in no bin (TensorFlow's `kInvalidBinNum`). */
 export const NO_BIN = -1;
 
-/** Record layout of `ChunkTable.hot` (8 doubles per handle). */
+/** Record layout of `ChunkTable.num` (4 doubles per handle). */
 export const SIZE = 0;
 export const PTR = 1;
-/** Links and heap priority of a free chunk in its bin's tree (see Bins). */
-export const LEFT = 2;
-export const RIGHT = 3;
-export const PARENT = 4;
-export const PRIO = 5;
-/** Physically adjacent chunks in the same region, or NO_CHUNK; `NEXT` also links the free-handle list. */
-export const PREV = 6;
-export const NEXT = 7;
-const HOT = 8;
-
-/** Record layout of `ChunkTable.warm` (4 doubles per handle). */
-/** Allocation id (> 0) while in use, -1 when free. */
-export const ALLOC_ID = 0;
-/** Bin holding the chunk when it is free, else NO_BIN. */
-export const BIN = 1;
-/** memsim's region id (for per-region in-use counts). */
-export const REGION = 2;
 /** Bytes the client asked for when the chunk was last handed out (stale once freed). */
-export const REQUESTED = 3;
-const WARM = 4;
+export const REQUESTED = 2;
+export const NUM_STRIDE = 4;
+
+/** Record layout of `ChunkTable.link` (8 int32 per handle). */
+/** Links and heap priority of a free chunk in its bin's tree (see Bins), -1 when absent. */
+export const LEFT = 0;
+export const RIGHT = 1;
+export const PARENT = 2;
+export const PRIO = 3;
+/** Physically adjacent chunks in the same region, or NO_CHUNK; `NEXT` also links the free-handle list. */
+export const PREV = 4;
+export const NEXT = 5;
+/** Bin holding the chunk when it is free, else NO_BIN. */
+export const BIN = 6;
+/** 1 while the chunk is handed out (TensorFlow's allocation_id != -1), else 0. */
+export const IN_USE = 7;
+export const LINK_STRIDE = 8;
 
 export class ChunkTable {
-  /** Size, address, tree links and neighbours: `hot[h * 8 + field]`. */
-  hot: Float64Array;
-  /** Allocation id, bin, region, requested size: `warm[h * 4 + field]`. */
-  warm: Float64Array;
+  /** Size, address, requested size: `num[h * 4 + field]`. */
+  num: Float64Array;
+  /** Tree links, priority, neighbours, bin, in-use flag: `link[h * 8 + field]`. */
+  link: Int32Array;
+  /** memsim's region id per chunk (for per-region in-use counts). */
+  regionOf: Int32Array;
   /** Trace event of the allocation the chunk serves (for state snapshots). */
   event: Int32Array;
   /** Number of slots ever created (`chunks_.size()`). */
@@ -56,8 +57,9 @@ export class ChunkTable {
 
   constructor(initialCapacity = 1024) {
     this.capacity = Math.max(16, initialCapacity);
-    this.hot = new Float64Array(this.capacity * HOT);
-    this.warm = new Float64Array(this.capacity * WARM);
+    this.num = new Float64Array(this.capacity * NUM_STRIDE);
+    this.link = new Int32Array(this.capacity * LINK_STRIDE);
+    this.regionOf = new Int32Array(this.capacity);
     this.event = new Int32Array(this.capacity);
   }
 
@@ -65,88 +67,89 @@ export class ChunkTable {
   allocate(): number {
     const h = this.freeHead;
     if (h !== NO_CHUNK) {
-      this.freeHead = this.hot[h * HOT + NEXT] as number;
+      this.freeHead = this.link[h * LINK_STRIDE + NEXT] as number;
       return h;
     }
     if (this.count === this.capacity) this.grow();
     const n = this.count++;
     // A fresh slot is a default-constructed Chunk: requested 0, not in use, no bin, no links.
-    this.hot.fill(NO_CHUNK, n * HOT + LEFT, n * HOT + HOT);
-    this.hot[n * HOT + PRIO] = 0;
-    this.warm[n * WARM + ALLOC_ID] = -1;
-    this.warm[n * WARM + BIN] = NO_BIN;
+    const l = n * LINK_STRIDE;
+    this.link.fill(-1, l, l + LINK_STRIDE);
+    this.link[l + PRIO] = 0;
+    this.link[l + IN_USE] = 0;
     return n;
   }
 
   /** Releases a handle onto the free-handle list (`DeallocateChunk`). */
   release(h: number): void {
-    this.warm[h * WARM + ALLOC_ID] = -1;
-    this.warm[h * WARM + BIN] = NO_BIN;
-    this.hot[h * HOT + NEXT] = this.freeHead;
+    const l = h * LINK_STRIDE;
+    this.link[l + IN_USE] = 0;
+    this.link[l + BIN] = NO_BIN;
+    this.link[l + NEXT] = this.freeHead;
     this.freeHead = h;
   }
 
   size(h: number): number {
-    return this.hot[h * HOT + SIZE] as number;
+    return this.num[h * NUM_STRIDE + SIZE] as number;
   }
   setSize(h: number, v: number): void {
-    this.hot[h * HOT + SIZE] = v;
+    this.num[h * NUM_STRIDE + SIZE] = v;
   }
   ptr(h: number): number {
-    return this.hot[h * HOT + PTR] as number;
+    return this.num[h * NUM_STRIDE + PTR] as number;
   }
   setPtr(h: number, v: number): void {
-    this.hot[h * HOT + PTR] = v;
+    this.num[h * NUM_STRIDE + PTR] = v;
+  }
+  requested(h: number): number {
+    return this.num[h * NUM_STRIDE + REQUESTED] as number;
+  }
+  setRequested(h: number, v: number): void {
+    this.num[h * NUM_STRIDE + REQUESTED] = v;
   }
   prev(h: number): number {
-    return this.hot[h * HOT + PREV] as number;
+    return this.link[h * LINK_STRIDE + PREV] as number;
   }
   setPrev(h: number, v: number): void {
-    this.hot[h * HOT + PREV] = v;
+    this.link[h * LINK_STRIDE + PREV] = v;
   }
   next(h: number): number {
-    return this.hot[h * HOT + NEXT] as number;
+    return this.link[h * LINK_STRIDE + NEXT] as number;
   }
   setNext(h: number, v: number): void {
-    this.hot[h * HOT + NEXT] = v;
-  }
-  allocId(h: number): number {
-    return this.warm[h * WARM + ALLOC_ID] as number;
-  }
-  setAllocId(h: number, v: number): void {
-    this.warm[h * WARM + ALLOC_ID] = v;
+    this.link[h * LINK_STRIDE + NEXT] = v;
   }
   /** True when the chunk is handed out (`Chunk::in_use`). */
   inUse(h: number): boolean {
-    return (this.warm[h * WARM + ALLOC_ID] as number) !== -1;
+    return this.link[h * LINK_STRIDE + IN_USE] === 1;
+  }
+  setInUse(h: number, used: boolean): void {
+    this.link[h * LINK_STRIDE + IN_USE] = used ? 1 : 0;
   }
   bin(h: number): number {
-    return this.warm[h * WARM + BIN] as number;
+    return this.link[h * LINK_STRIDE + BIN] as number;
   }
   setBin(h: number, v: number): void {
-    this.warm[h * WARM + BIN] = v;
+    this.link[h * LINK_STRIDE + BIN] = v;
   }
   region(h: number): number {
-    return this.warm[h * WARM + REGION] as number;
+    return this.regionOf[h] as number;
   }
   setRegion(h: number, v: number): void {
-    this.warm[h * WARM + REGION] = v;
-  }
-  requested(h: number): number {
-    return this.warm[h * WARM + REQUESTED] as number;
-  }
-  setRequested(h: number, v: number): void {
-    this.warm[h * WARM + REQUESTED] = v;
+    this.regionOf[h] = v;
   }
 
   private grow(): void {
     this.capacity *= 2;
-    const hot = new Float64Array(this.capacity * HOT);
-    hot.set(this.hot);
-    this.hot = hot;
-    const warm = new Float64Array(this.capacity * WARM);
-    warm.set(this.warm);
-    this.warm = warm;
+    const num = new Float64Array(this.capacity * NUM_STRIDE);
+    num.set(this.num);
+    this.num = num;
+    const link = new Int32Array(this.capacity * LINK_STRIDE);
+    link.set(this.link);
+    this.link = link;
+    const regionOf = new Int32Array(this.capacity);
+    regionOf.set(this.regionOf);
+    this.regionOf = regionOf;
     const event = new Int32Array(this.capacity);
     event.set(this.event);
     this.event = event;
