@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { allocatorsCommand } from './commands/allocators.js';
+import { compareCommand } from './commands/compare.js';
 import { convertCommand } from './commands/convert.js';
 import { genCommand } from './commands/gen.js';
 import { replayCommand } from './commands/replay.js';
@@ -14,7 +15,7 @@ export function buildProgram(): Command {
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const cmd of [replayCommand(), validateCommand(), allocatorsCommand(), genCommand(), convertCommand()]) {
+  for (const cmd of [replayCommand(), compareCommand(), validateCommand(), allocatorsCommand(), genCommand(), convertCommand()]) {
     program.addCommand(cmd.exitOverride().showHelpAfterError('(run with --help for usage)'));
   }
   return program;
