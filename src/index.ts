@@ -12,6 +12,8 @@ export { compareWithBaseline, parseBaseline, type BaselineComparison, type Figur
 export { evaluateGates, parseGate, type GateResult, type GateSpec } from './sim/compare-gates.js';
 export { searchMinCapacity, type CapacitySearchResult, type CapacitySearchOptions } from './sim/capacity-search.js';
 export * from './sim/contenders.js';
+export * from './planners/index.js';
+export { readPlanInput } from './planners/input.js';
 export { workloads, getWorkload, type Workload, type WorkloadOptions } from './gen/index.js';
 export { parseBytes, formatBytes } from './util/bytes.js';
 export { MemsimError, TraceError, UsageError, type InputProblem } from './errors.js';
