@@ -25,10 +25,11 @@ export function describeLog(r: LogReader, choice: AllocatorChoice, f: ImportFigu
   const c = r.messageCounts;
   const notes: string[] = [];
   const unknown = c[MSG_UNKNOWN] as number;
+  const n = (code: number, one: string): string => plural(c[code] as number, one);
   notes.push(
-    `TensorFlow memory log: ${plural(f.lines, 'line')}, ${plural(r.memoryLines, '__LOG_MEMORY__ message')} (${c[MSG_TENSOR_ALLOCATION]} tensor allocations, ` +
-      `${c[MSG_TENSOR_DEALLOCATION]} tensor deallocations, ${c[MSG_RAW_ALLOCATION]} raw allocations, ${c[MSG_RAW_DEALLOCATION]} raw deallocations, ` +
-      `${c[MSG_STEP]} steps); ${plural(c[MSG_TENSOR_OUTPUT] as number, 'MemoryLogTensorOutput message')} ignored (an output names a tensor that exists already: ` +
+    `TensorFlow memory log: ${plural(f.lines, 'line')}, ${plural(r.memoryLines, '__LOG_MEMORY__ message')} (${n(MSG_TENSOR_ALLOCATION, 'tensor allocation')}, ` +
+      `${n(MSG_TENSOR_DEALLOCATION, 'tensor deallocation')}, ${n(MSG_RAW_ALLOCATION, 'raw allocation')}, ${n(MSG_RAW_DEALLOCATION, 'raw deallocation')}, ` +
+      `${n(MSG_STEP, 'step')}); ${n(MSG_TENSOR_OUTPUT, 'MemoryLogTensorOutput message')} ignored (an output names a tensor that exists already: ` +
       `it allocates nothing); ${plural(r.otherLines, 'other line')} ignored` +
       (unknown > 0 ? `; ${plural(unknown, 'message')} of types this reader does not know ignored (${r.unknownNames.join(', ')})` : '') +
       '.',
