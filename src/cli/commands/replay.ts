@@ -72,7 +72,8 @@ Examples:
   $ memsim replay traces/training.json --allocator naive
   $ memsim replay traces/training.json --allocator naive --capacity 12GiB --format json --output report.json
   $ memsim replay traces/fragmentation.csv --capacity 1GiB --on-oom continue --allow-oom
-  $ memsim replay traces/inference.jsonl --placements placements.csv --format markdown >> "$GITHUB_STEP_SUMMARY"`,
+  $ memsim replay traces/inference.jsonl --placements placements.csv --format markdown >> "$GITHUB_STEP_SUMMARY"
+  $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc`,
     )
     .action((tracePath: string, raw: Record<string, unknown>) => {
       const o = parseOptions(schema, raw);
