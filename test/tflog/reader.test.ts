@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TraceError, UsageError } from '../../src/errors.js';
-import { OP_ALLOC, OP_FREE, type Trace } from '../../src/trace/model.js';
+import { OP_ALLOC, type Trace } from '../../src/trace/model.js';
 import { readTrace } from '../../src/trace/read.js';
 import { replay } from '../../src/sim/run.js';
 import { tempDir } from '../helpers.js';
@@ -145,6 +145,18 @@ describe('TensorFlow __LOG_MEMORY__ logs', () => {
     expect(problemsOf(() => readTrace(none))).toEqual([
       '-:- no __LOG_MEMORY__ line in 2000 lines: TensorFlow writes them with TF_CPP_MIN_LOG_LEVEL=0 and TF_CPP_VMODULE=log_memory=2 (or TF_CPP_MIN_VLOG_LEVEL=2); capture its stderr',
     ]);
+  });
+
+  it('ignores fields it does not know (newer TensorFlow), refuses a known number given as a message', () => {
+    const file = join(tempDir(), 'fields.log');
+    const known = '__LOG_MEMORY__ MemoryLogRawAllocation { step_id: 3 operation: "op" num_bytes: 8 ptr: 4096 allocation_id: 1 allocator_name: "a"';
+    writeFileSync(file, `${known} future { x: 1 } stream_id: 2 }\n__LOG_MEMORY__ MemoryLogTensorDeallocation { allocation_id: 1 allocator_name: "a" tag: "x" }\n`);
+    expect(rows(readTrace(file))).toEqual([
+      ['alloc', '1', 8, 3, 'op', 1],
+      ['free', '1', 8, 3, '', 2],
+    ]);
+    writeFileSync(file, '__LOG_MEMORY__ MemoryLogStep { step_id { id: 1 } }\n');
+    expect(problemsOf(() => readTrace(file))).toEqual(['1:40 MemoryLogStep: field "step_id" is an integer, not a message']);
   });
 
   it('keeps a ptr beyond 2^53 as an unknown address, and refuses sizes beyond it', () => {

@@ -163,7 +163,7 @@ export class LogMessage implements TextProtoVisitor {
     } else {
       const f = this.field(name);
       const mask = this.depth === 1 ? (TOP_FIELDS[this.type] as number) : this.depth === 3 && this.inDescription ? DESCRIPTION_FIELDS : 0;
-      if (f >= 0 && mask & bit(f)) throw new TextProtoError(`field "${FIELD_NAMES[f]}" is a ${describeKind(f)}, not a message`, p.position - 1);
+      if (f >= 0 && mask & bit(f)) throw new TextProtoError(`field "${FIELD_NAMES[f]}" is ${describeKind(f)}, not a message`, p.position - 1);
     }
   }
 
@@ -232,8 +232,8 @@ export class LogMessage implements TextProtoVisitor {
   }
 }
 
-function describeKind(f: number, article = false): string {
+/** What a field holds: `an integer`, `a string`, `a bool`; `expected` words a bool as what it accepts. */
+function describeKind(f: number, expected = false): string {
   const b = bit(f);
-  const kind = INT_FIELDS & b ? 'integer' : STRING_FIELDS & b ? 'string' : 'bool';
-  return article ? (kind === 'integer' ? 'an integer' : kind === 'string' ? 'a string' : 'true or false') : kind;
+  return INT_FIELDS & b ? 'an integer' : STRING_FIELDS & b ? 'a string' : expected ? 'true or false' : 'a bool';
 }

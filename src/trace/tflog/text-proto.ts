@@ -15,6 +15,10 @@
  * names and identifiers are interned ({@link TextProtoParser.names}); a visitor compares indexes.
  */
 import { StringInterner } from '../id-table.js';
+import { CStringDecoder, hexValue } from './c-string.js';
+import { TextProtoError } from './text-proto-error.js';
+
+export { TextProtoError };
 
 /** The value of the last scalar is a number (`num`). */
 export const K_NUMBER = 0;
@@ -33,30 +37,13 @@ export interface TextProtoVisitor {
   scalar(name: number, p: TextProtoParser): void;
 }
 
-/** A syntax error at byte `pos` of the parsed buffer. */
-export class TextProtoError extends Error {
-  override name = 'TextProtoError';
-  constructor(
-    message: string,
-    readonly pos: number,
-  ) {
-    super(message);
-  }
-}
-
 const MAX_DEPTH = 64;
 
-/** The byte each one-letter C escape stands for (`\n` -> 10), -1 for letters that are not one. */
-const SIMPLE_ESCAPES = new Int16Array(128).fill(-1);
-for (const [letter, byte] of [['n', 10], ['t', 9], ['r', 13], ['a', 7], ['b', 8], ['f', 12], ['v', 11], ['\\', 0x5c], ["'", 0x27], ['"', 0x22], ['?', 0x3f]] as const) {
-  SIMPLE_ESCAPES[letter.charCodeAt(0)] = byte;
-}
 const SAFE = Number.MAX_SAFE_INTEGER;
 
 const isIdentStart = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isIdentChar = (c: number): boolean => isIdentStart(c) || isDigit(c);
-const hexValue = (c: number): number => (isDigit(c) ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1);
 
 /** Parses text-format messages; one instance is reused for every line of a file. */
 export class TextProtoParser {
@@ -83,8 +70,7 @@ export class TextProtoParser {
   private pos = 0;
   private end = 0;
   private depth = 0;
-  private scratch = Buffer.allocUnsafe(256);
-  private scratchLen = 0;
+  private readonly decoder = new CStringDecoder();
 
   /** The last string value as text. */
   get str(): string {
@@ -343,8 +329,9 @@ export class TextProtoParser {
   /** One string, or several adjacent ones (concatenated, as the protobuf parser does). */
   private strings(): void {
     const buf = this.buf;
-    this.scratchLen = 0;
-    // A single string without escapes is used where it stands; anything else is decoded into scratch.
+    const d = this.decoder;
+    d.reset();
+    // A single string without escapes is used where it stands; anything else is decoded.
     let directStart = -1;
     let directEnd = -1;
     let first = true;
@@ -352,7 +339,7 @@ export class TextProtoParser {
       const quote = buf[this.pos] as number;
       const s = this.pos + 1;
       if (directStart >= 0) {
-        this.append(buf, directStart, directEnd);
+        d.append(buf, directStart, directEnd);
         directStart = -1;
       }
       let e = s;
@@ -362,7 +349,7 @@ export class TextProtoParser {
         directEnd = e;
         this.pos = e + 1;
       } else {
-        this.unescape(s, quote);
+        this.pos = d.decode(buf, s, this.end, quote);
       }
       first = false;
       this.skipBlanks();
@@ -373,94 +360,9 @@ export class TextProtoParser {
       this.strStart = directStart;
       this.strEnd = directEnd;
     } else {
-      this.strBuf = this.scratch;
+      this.strBuf = d.bytes;
       this.strStart = 0;
-      this.strEnd = this.scratchLen;
+      this.strEnd = d.length;
     }
-  }
-
-  private append(src: Uint8Array, s: number, e: number): void {
-    const n = e - s;
-    this.reserve(n);
-    for (let i = 0; i < n; i++) this.scratch[this.scratchLen + i] = src[s + i] as number;
-    this.scratchLen += n;
-  }
-
-  private reserve(n: number): void {
-    if (this.scratchLen + n <= this.scratch.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.scratch.length * 2, this.scratchLen + n));
-    this.scratch.copy(next, 0, 0, this.scratchLen);
-    this.scratch = next;
-  }
-
-  private putByte(b: number): void {
-    this.reserve(1);
-    this.scratch[this.scratchLen++] = b;
-  }
-
-  /** Decodes a quoted string starting after its opening quote into the scratch buffer. */
-  private unescape(s: number, quote: number): void {
-    const buf = this.buf;
-    let i = s;
-    for (;;) {
-      if (i >= this.end || buf[i] === 0x0a) throw this.error('unterminated string: the closing quote is missing', s - 1);
-      const c = buf[i] as number;
-      if (c === quote) {
-        this.pos = i + 1;
-        return;
-      }
-      if (c !== 0x5c) {
-        this.putByte(c);
-        i++;
-        continue;
-      }
-      i = this.escape(i);
-    }
-  }
-
-  /** Decodes the escape at `i` (a backslash); returns the position after it. */
-  private escape(i: number): number {
-    const buf = this.buf;
-    const c = i + 1 < this.end ? (buf[i + 1] as number) : -1;
-    const mapped = c >= 0 && c < 128 ? (SIMPLE_ESCAPES[c] as number) : -1;
-    if (mapped >= 0) {
-      this.putByte(mapped);
-      return i + 2;
-    }
-    if (c >= 0x30 && c <= 0x37) {
-      // Up to three octal digits: CEscape writes every byte outside printable ASCII as \ooo.
-      let v = 0;
-      let j = i + 1;
-      while (j < i + 4 && j < this.end && (buf[j] as number) >= 0x30 && (buf[j] as number) <= 0x37) v = v * 8 + (buf[j++] as number) - 0x30;
-      if (v > 255) throw this.error('octal escape above \\377', i);
-      this.putByte(v);
-      return j;
-    }
-    if (c === 0x78 || c === 0x58) {
-      let v = 0;
-      let j = i + 2;
-      let h: number;
-      while (j < i + 4 && j < this.end && (h = hexValue(buf[j] as number)) >= 0) {
-        v = v * 16 + h;
-        j++;
-      }
-      if (j === i + 2) throw this.error('expected hexadecimal digits after \\x', i);
-      this.putByte(v);
-      return j;
-    }
-    if (c === 0x75 || c === 0x55) {
-      const digits = c === 0x75 ? 4 : 8;
-      let v = 0;
-      for (let j = i + 2; j < i + 2 + digits; j++) {
-        const h = j < this.end ? hexValue(buf[j] as number) : -1;
-        if (h < 0) throw this.error(`expected ${digits} hexadecimal digits after \\${String.fromCharCode(c)}`, i);
-        v = v * 16 + h;
-      }
-      if (v > 0x10ffff) throw this.error('code point above U+10FFFF', i);
-      const bytes = Buffer.from(String.fromCodePoint(v), 'utf8');
-      this.append(bytes, 0, bytes.length);
-      return i + 2 + digits;
-    }
-    throw this.error(`invalid escape ${c >= 0x21 && c <= 0x7e ? `'\\${String.fromCharCode(c)}'` : 'at the end of the string'}`, i);
   }
 }
