@@ -2,12 +2,14 @@
  * The allocator registry, filled once with every allocator memsim knows. Adding an allocator means
  * one module and one line here; commands, help and validation read the registry.
  */
+import { bfc } from './bfc/index.js';
 import { lifetimePool } from './lifetime-pool/index.js';
 import { naive } from './naive.js';
 import { recorded } from './recorded.js';
 import { registerAllocator } from './registry.js';
 
 registerAllocator(naive);
+registerAllocator(bfc);
 registerAllocator(lifetimePool);
 registerAllocator(recorded);
 

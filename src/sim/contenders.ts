@@ -8,10 +8,15 @@
  * registry with `needsRecordedHistory`, and appears as a row of kind `recorded` on traces that have one.
  */
 import '../allocators/index.js';
+import { planTrace, strategyNames } from '../planners/index.js';
 import { allocatorContenders } from './contender-allocator.js';
 import { registerContenderProvider } from './contender.js';
+import { plannerContenders } from './contender-planner.js';
 
 registerContenderProvider(allocatorContenders);
+// Every strategy can be named (`plan:best`, `plan:xla-best-fit`, …); `--allocators all` adds
+// TFLite's default offsets planner only, since the others cost more on long traces.
+registerContenderProvider(plannerContenders(planTrace, strategyNames(), ['greedy-by-size']));
 
 export { createContender, knownContenders, listContenders, registerContenderProvider, probeContender } from './contender.js';
 export type { Contender, ContenderKind, ContenderListing, ContenderProbe, ContenderProvider, ContenderRun } from './contender.js';

@@ -31,6 +31,7 @@ const schema = z.object({
   lenient: z.boolean().default(false),
   inputFormat: z.string().optional(),
   device: z.string().regex(/^\d+$/, 'expected a device number').transform(Number).optional(),
+  allocatorName: z.string().min(1, 'expected an allocator name').optional(),
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
   color: z.boolean().default(true),
 });
@@ -91,6 +92,7 @@ export function compareCommand(): Command {
     .option('--lenient', 'skip and count frees of non-live ids and allocs of live ids instead of failing')
     .option('--input-format <format>', 'force the input format instead of detecting it')
     .option('--device <n>', 'device to import from multi-device inputs')
+    .option('--allocator-name <name>', 'allocator to import from inputs that log several (TensorFlow logs: e.g. GPU_0_bfc; default the one with the most bytes)')
     .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
     .option('--no-color', 'no colours in the text report')
     .addHelpText(
@@ -100,8 +102,7 @@ Examples:
   $ memsim compare traces/training.json
   $ memsim compare traces/training.json --allocators naive,bfc --capacity 16GiB --min-capacity
   $ memsim compare traces/training.json --option naive.page=64KiB --fail-on oom --fail-on 'fragmentation>0.3'
-  $ memsim compare trace.json --min-capacity --format json --output compare.json
-  $ memsim compare traces/training.json --allocators naive,lifetime-pool --format html --output compare.html
+  $ memsim compare trace.json --min-capacity --format html --output compare.html --json-output compare.json
   $ memsim compare trace.json --min-capacity --baseline main/compare.json --max-regression 2% --format markdown --json-output compare.json >> "$GITHUB_STEP_SUMMARY"`,
     )
     .action(async (tracePath: string, raw: Record<string, unknown>) => {
@@ -126,6 +127,7 @@ Examples:
         lenient: o.lenient,
         ...(o.inputFormat ? { format: o.inputFormat } : {}),
         ...(o.device !== undefined ? { device: o.device } : {}),
+        ...(o.allocatorName !== undefined ? { allocatorName: o.allocatorName } : {}),
       });
       const progress = new Progress(o.progress as ProgressMode, 'compare');
       let result;
