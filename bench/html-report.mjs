@@ -1,8 +1,8 @@
 // Size and load time of the HTML report on a large trace. Run after `npm run build`:
 //   node bench/html-report.mjs [--trace /tmp/t1m.csv] [--runs 4] [--loads 3] [--keep /tmp/report.html]
 // Without --trace it generates the training workload of 10^6 events (as `memsim gen training
-// --events 1000000 --format csv`). Rows: naive and lifetime-pool with their defaults, then (for
-// --runs 3 or 4) the same allocators with other options, built through the library as the CLI
+// --events 1000000 --format csv`). Rows: naive, bfc and lifetime-pool with their defaults, then
+// (--runs 4) lifetime-pool with its statistics from step 2, built through the library as the CLI
 // builds them. The load time is measured in Debian's chromium, from navigation to the moment the
 // page says it has drawn (its charts and the first state, then two animation frames).
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -31,8 +31,8 @@ if (!tracePath) {
 
 const rows = [
   { allocator: 'naive', options: {} },
+  { allocator: 'bfc', options: {} },
   { allocator: 'lifetime-pool', options: {} },
-  { allocator: 'naive', options: { page: '64KiB' } },
   { allocator: 'lifetime-pool', options: { start_step: '2', stable_steps: '1' } },
 ].slice(0, runsWanted);
 
