@@ -54,7 +54,14 @@ export const CLIENT_CORE_JS = String.raw`
   var RUN_COLORS = ['#1f77d0', '#e8590c', '#2f9e44', '#ae3ec9', '#d6336c', '#0c8599', '#b08800', '#5c7cfa'];
   M.runColor = function (r) { return RUN_COLORS[r % RUN_COLORS.length]; };
   M.cssVar = function (name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); };
+  // Paper is white whatever the screen's theme: printing draws with the light colours.
+  var PRINT_THEME = {
+    fg: '#000000', muted: '#444444', grid: 'rgba(0, 0, 0, 0.12)', bad: '#c92a2a', seg: '#c5ccd6', freeA: '#ffffff',
+    freeB: '#9aa3ad', aggA: '#8c96a3', aggB: '#d5dae0', untagged: '#7a8797', bg: '#ffffff', accent: '#1c64d8'
+  };
+  M.printing = false;
   M.theme = function () {
+    if (M.printing) return PRINT_THEME;
     return {
       fg: M.cssVar('--fg'), muted: M.cssVar('--muted'), grid: M.cssVar('--grid'), bad: M.cssVar('--bad'),
       seg: M.cssVar('--seg'), freeA: M.cssVar('--free-a'), freeB: M.cssVar('--free-b'),
@@ -136,12 +143,20 @@ export const CLIENT_CORE_JS = String.raw`
       window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', function () { M.buildCharts(); M.drawState(); });
     }
     window.addEventListener('beforeprint', function () {
-      var ds = document.querySelectorAll('details');
+      // Options and statistics print open; OOMs print as they are on screen (native dumps can be
+      // thousands of lines: the first OOM of each allocator is open, the others show their summary).
+      var ds = document.querySelectorAll('details:not(.oom)');
       for (var k = 0; k < ds.length; k++) ds[k].open = true;
+      M.printing = true;
+      M.buildCharts();
       M.resizeCharts(680);
       M.drawState(680);
     });
-    window.addEventListener('afterprint', function () { M.resizeCharts(); M.drawState(); });
+    window.addEventListener('afterprint', function () {
+      M.printing = false;
+      M.buildCharts();
+      M.drawState();
+    });
     requestAnimationFrame(function () {
       requestAnimationFrame(function () {
         M.ready = true;

@@ -33,7 +33,7 @@ window.memsim.parts.push(function (M, D) {
     for (var i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
     return (h >>> 0) % 360;
   }
-  var dark = function () { return window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches; };
+  var dark = function () { return !M.printing && window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches; };
   function tagColor(t) {
     return 'hsl(' + hashHue(D.tags[t]) + ', 62%, ' + (dark() ? '58%' : '50%') + ')';
   }
