@@ -201,6 +201,13 @@ describe.skipIf(missing !== null)('the HTML report in Chromium', () => {
     await page.emulateMedia({ media: 'print' });
     expect(await page.evaluate(`getComputedStyle(document.querySelector('.controls')).display`)).toBe('none');
     expect(await page.evaluate(`getComputedStyle(document.body).color`)).toBe('rgb(0, 0, 0)');
+    // Printing from the dark theme draws the charts in the print colours, and opens the tables.
+    await page.evaluate(`window.dispatchEvent(new Event('beforeprint'))`);
+    expect(await look()).toEqual({ bg: 'rgb(255, 255, 255)', axis: '#444444' });
+    expect(await page.evaluate(`[...document.querySelectorAll('details:not(.oom)')].every((d) => d.open)`)).toBe(true);
+    await page.emulateMedia({ media: 'screen' });
+    await page.evaluate(`window.dispatchEvent(new Event('afterprint'))`);
+    expect(await look()).toEqual({ bg: 'rgb(18, 20, 23)', axis: '#9aa3ae' });
     await page.close();
     expect(problems).toEqual([]);
   });
