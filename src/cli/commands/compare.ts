@@ -93,12 +93,12 @@ export function compareCommand(): Command {
       .addHelpText(
         'after',
         `
-  Examples:
-    $ memsim compare traces/training.json
-    $ memsim compare traces/training.json --allocators naive,bfc --capacity 16GiB --min-capacity
-    $ memsim compare traces/training.json --option naive.page=64KiB --fail-on oom --fail-on 'fragmentation>0.3'
-    $ memsim compare trace.json --min-capacity --format html --output compare.html --json-output compare.json
-    $ memsim compare trace.json --min-capacity --baseline main/compare.json --max-regression 2% --format markdown --json-output compare.json >> "$GITHUB_STEP_SUMMARY"`,
+Examples:
+  $ memsim compare traces/training.json
+  $ memsim compare traces/training.json --allocators naive,bfc --capacity 16GiB --min-capacity
+  $ memsim compare traces/training.json --option naive.page=64KiB --fail-on oom --fail-on 'fragmentation>0.3'
+  $ memsim compare trace.json --min-capacity --format html --output compare.html --json-output compare.json
+  $ memsim compare trace.json --min-capacity --baseline main/compare.json --max-regression 2% --format markdown --json-output compare.json >> "$GITHUB_STEP_SUMMARY"`,
       )
       .action(async (tracePath: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);

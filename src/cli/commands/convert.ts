@@ -24,10 +24,10 @@ export function convertCommand(): Command {
       .addHelpText(
         'after',
         `
-  Examples:
-    $ memsim convert trace.csv trace.json
-    $ memsim convert snapshot.pickle snapshot.jsonl
-    $ memsim convert trace.json - --format csv | head`,
+Examples:
+  $ memsim convert trace.csv trace.json
+  $ memsim convert snapshot.pickle snapshot.jsonl
+  $ memsim convert trace.json - --format csv | head`,
       )
       .action((input: string, output: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);

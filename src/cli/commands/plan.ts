@@ -56,11 +56,11 @@ export function planCommand(): Command {
   kind. csv writes the best-ranked plan (objects laid out back to back). When the exact search runs
   out of time, best returns the best packing found so far, marked not proven.
 
-  Examples:
-    $ memsim plan ../shared/traces/minimalloc/A.1048576.csv
-    $ memsim plan traces/training.json --strategy greedy-by-size,xla-best-fit --alignment 256
-    $ memsim plan traces/fragmentation.csv --strategy best --time-limit 30s --format csv --output offsets.csv
-    $ memsim plan traces/inference.jsonl --strategy greedy-by-size:offsets --format json`,
+Examples:
+  $ memsim plan ../shared/traces/minimalloc/A.1048576.csv
+  $ memsim plan traces/training.json --strategy greedy-by-size,xla-best-fit --alignment 256
+  $ memsim plan traces/fragmentation.csv --strategy best --time-limit 30s --format csv --output offsets.csv
+  $ memsim plan traces/inference.jsonl --strategy greedy-by-size:offsets --format json`,
       )
       .action((inputPath: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);

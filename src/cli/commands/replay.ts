@@ -65,12 +65,12 @@ export function replayCommand(): Command {
       .addHelpText(
         'after',
         `
-  Examples:
-    $ memsim replay traces/training.json --allocator naive
-    $ memsim replay traces/training.json --allocator naive --capacity 12GiB --format json --output report.json
-    $ memsim replay traces/fragmentation.csv --capacity 1GiB --on-oom continue --allow-oom --format html --output oom.html
-    $ memsim replay traces/inference.jsonl --placements placements.csv --format markdown >> "$GITHUB_STEP_SUMMARY"
-    $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc`,
+Examples:
+  $ memsim replay traces/training.json --allocator naive
+  $ memsim replay traces/training.json --allocator naive --capacity 12GiB --format json --output report.json
+  $ memsim replay traces/fragmentation.csv --capacity 1GiB --on-oom continue --allow-oom --format html --output oom.html
+  $ memsim replay traces/inference.jsonl --placements placements.csv --format markdown >> "$GITHUB_STEP_SUMMARY"
+  $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc`,
       )
       .action((tracePath: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);

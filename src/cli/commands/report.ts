@@ -43,11 +43,11 @@ export function reportCommand(): Command {
   The page needs no network: open it from disk in any browser. Drag on the timeline to zoom, click a
   point or an OOM marker to see the allocator's segments and blocks at that moment.
 
-  Examples:
-    $ memsim report traces/training.json --output report.html
-    $ memsim report traces/training.json --allocators naive,lifetime-pool --capacity 12GiB --output report.html
-    $ memsim report traces/fragmentation.csv --capacity 1GiB --on-oom continue --output oom.html
-    $ memsim report trace.csv --option naive.page=64KiB --states 64 --output report.html`,
+Examples:
+  $ memsim report traces/training.json --output report.html
+  $ memsim report traces/training.json --allocators naive,lifetime-pool --capacity 12GiB --output report.html
+  $ memsim report traces/fragmentation.csv --capacity 1GiB --on-oom continue --output oom.html
+  $ memsim report trace.csv --option naive.page=64KiB --states 64 --output report.html`,
       )
       .action(async (tracePath: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);

@@ -23,10 +23,10 @@ export function validateCommand(): Command {
       .addHelpText(
         'after',
         `
-  Examples:
-    $ memsim validate traces/training.json
-    $ memsim validate big.csv --lenient
-    $ memsim validate trace.jsonl --format json`,
+Examples:
+  $ memsim validate traces/training.json
+  $ memsim validate big.csv --lenient
+  $ memsim validate trace.jsonl --format json`,
       )
       .action((path: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);
