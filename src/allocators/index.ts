@@ -2,10 +2,12 @@
  * The allocator registry, filled once with every allocator memsim knows. Adding an allocator means
  * one module and one line here; commands, help and validation read the registry.
  */
+import { caching } from './caching/index.js';
 import { naive } from './naive.js';
 import { registerAllocator } from './registry.js';
 
 registerAllocator(naive);
+registerAllocator(caching);
 
 export { getAllocator, listAllocators, resolveOptions, describeOptionKind } from './registry.js';
 export type { ResolvedOptions } from './registry.js';

@@ -1,0 +1,348 @@
+/**
+ * PyTorch's CUDA caching allocator for one device (DeviceCachingAllocator in
+ * c10/cuda/CUDACachingAllocator.cpp): malloc, alloc_found_block, free and free_block, on top of the
+ * segment and expandable-segment layers.
+ */
+import { OrderedSet } from '../../util/ordered-set.js';
+import { SimDevice } from '../device.js';
+import { type AllocationFailure, type AllocatorState, FAILED, NO_BLOCK, type OnlineAllocator } from '../types.js';
+import type { Trace } from '../../trace/model.js';
+import { F_ALLOCATED } from './blocks.js';
+import { type CachingSettings, formatConf, formatRoundup } from './config.js';
+import { oomMessage, type OomFigures } from './oom.js';
+import { RecordedReplay } from './recorded.js';
+import { SegmentStore } from './segments.js';
+import { allocationSize, kMinBlockSize, kSmallSize, roundSize } from './sizes.js';
+import { captureState } from './state.js';
+import {
+  ACTIVE,
+  ACTIVE_BYTES,
+  ALLOCATED_BYTES,
+  ALLOCATION,
+  INACTIVE_SPLIT,
+  INACTIVE_SPLIT_BYTES,
+  REQUESTED_BYTES,
+  RESERVED_BYTES,
+  SEGMENT,
+} from './stats.js';
+
+/** The caching allocator behind the `OnlineAllocator` interface. */
+export class CachingAllocator extends SegmentStore implements OnlineAllocator {
+  private readonly divisions: Float64Array;
+  private readonly maxSplit: number;
+  private readonly maxNonSplitRounding: number;
+  private failure: OomFigures | null = null;
+  private failureRounded = 0;
+  /** Reconstruction of and comparison with a recorded PyTorch history, when the trace has one. */
+  readonly recorded: RecordedReplay | null;
+
+  constructor(settings: CachingSettings, capacityBytes: number, trace?: Trace) {
+    const rec = trace?.recorded?.allocator === 'pytorch-caching' ? trace : undefined;
+    // A recorded history brings real addresses: widen the address space so that each can be taken.
+    super(settings, rec ? new SimDevice(capacityBytes, 2 ** 21, 2 ** 52) : new SimDevice(capacityBytes));
+    this.divisions = Float64Array.from(settings.roundupPower2Divisions);
+    this.maxSplit = settings.maxSplitSizeBytes;
+    this.maxNonSplitRounding = settings.maxNonSplitRoundingBytes;
+    this.recorded = rec ? new RecordedReplay(rec, this) : null;
+    this.placement = this.recorded;
+  }
+
+  get allocatedBytes(): number {
+    return this.counters.current[ALLOCATED_BYTES * 3] as number;
+  }
+  get reservedBytes(): number {
+    return this.counters.current[RESERVED_BYTES * 3] as number;
+  }
+  get deviceAllocCalls(): number {
+    return this.counters.numDeviceAlloc;
+  }
+  get deviceFreeCalls(): number {
+    return this.counters.numDeviceFree;
+  }
+  get limitBytes(): number | undefined {
+    return this.setFraction ? this.allowedBytes : undefined;
+  }
+
+  /** The block size a request is served with. */
+  roundSize(sizeBytes: number): number {
+    return roundSize(sizeBytes, this.divisions);
+  }
+
+  allocate(sizeBytes: number, stream: number, _step: number, event: number): number {
+    if (sizeBytes === 0) return NO_BLOCK;
+    const streamIndex = this.streamIndex(stream);
+    const rec = this.recorded;
+    if (rec !== null) {
+      rec.beforeEvent(event);
+      if (event < rec.initialEvents) {
+        const placed = rec.placeInitial(event, sizeBytes, streamIndex);
+        if (placed >= 0) return placed;
+      }
+    }
+    const h = this.malloc(sizeBytes, streamIndex, event);
+    if (rec !== null && event >= rec.initialEvents) rec.check(event, h === FAILED ? NaN : (this.ptr[h] as number));
+    return h;
+  }
+
+  /** DeviceCachingAllocator::malloc. */
+  private malloc(origSize: number, streamIndex: number, event: number): number {
+    const size = roundSize(origSize, this.divisions);
+    const isSmall = size <= kSmallSize;
+    const allocSize = allocationSize(size);
+    let block = this.getFreeBlock(streamIndex, isSmall, size);
+    if (block < 0) {
+      if (this.gcActive) this.garbageCollect();
+      block = this.allocBlock(streamIndex, isSmall, size, allocSize, false);
+      if (block < 0 && this.releaseAvailableCachedBlocks(streamIndex, isSmall, size)) {
+        block = this.allocBlock(streamIndex, isSmall, size, allocSize, false);
+      }
+      if (block < 0 && this.releaseCachedBlocks()) block = this.allocBlock(streamIndex, isSmall, size, allocSize, true);
+    }
+    if (block < 0) {
+      this.counters.numOoms++;
+      this.failureRounded = size;
+      this.failure = {
+        allocSizeBytes: allocSize,
+        device: 0,
+        totalBytes: this.device.capacityBytes,
+        freeBytes: this.device.capacityBytes - this.device.usedBytes,
+        allowedBytes: this.setFraction ? this.allowedBytes : null,
+        allocatedBytes: this.allocatedBytes,
+        reservedBytes: this.reservedBytes,
+      };
+      return FAILED;
+    }
+    return this.allocFoundBlock(block, size, origSize, this.shouldSplit(block, size), event);
+  }
+
+  /**
+   * get_free_block: one lower_bound probe at (stream, size, 0) in the pool; the max_split_size rules
+   * refuse the candidate rather than look further.
+   */
+  private getFreeBlock(streamIndex: number, isSmall: boolean, size: number): number {
+    const pool = isSmall ? 0 : 1;
+    if (this.gcActive) this.gcCalls[pool] = (this.gcCalls[pool] as number) + 1;
+    const set = this.sets[streamIndex * 2 + pool]!;
+    let node = set.lowerBound(size, -1);
+    if (node < 0) return -1;
+    if ((this.seg[set.payload(node)] as number) >= 0) {
+      node = this.expandableCandidate(set, node);
+      if (node < 0) return -1;
+    }
+    const found = set.a(node);
+    if (size < this.maxSplit && found >= this.maxSplit) return -1;
+    if (size >= this.maxSplit && found >= size + this.maxNonSplitRounding) return -1;
+    const id = set.payload(node);
+    set.remove(found, set.b(node));
+    return id;
+  }
+
+  /**
+   * In an expandable segment a block counts as big as it can grow (its size plus the unmapped range
+   * after it), so the probe walks on while the next block can grow less; with expandable segments
+   * off, blocks of expandable segments are passed over.
+   */
+  private expandableCandidate(set: OrderedSet, start: number): number {
+    let node = start;
+    if (this.settings.expandableSegments) {
+      let next = set.next(node);
+      while (next >= 0 && (this.seg[set.payload(node)] as number) >= 0 && this.expandableSize(set.payload(next)) < this.expandableSize(set.payload(node))) {
+        node = next;
+        next = set.next(node);
+      }
+      return node;
+    }
+    do node = set.next(node);
+    while (node >= 0 && (this.seg[set.payload(node)] as number) >= 0);
+    return node;
+  }
+
+  private expandableSize(id: number): number {
+    const n = this.next[id] as number;
+    return (this.size[id] as number) + (n >= 0 && !this.isMapped(n) ? (this.size[n] as number) : 0);
+  }
+
+  /** should_split: 512 B remainders in the small pool (or with expandable segments), > 1 MiB in the large pool. */
+  private shouldSplit(id: number, size: number): boolean {
+    const remaining = (this.size[id] as number) - size;
+    if (this.isSmall(id) || this.settings.expandableSegments) return remaining >= kMinBlockSize;
+    return size < this.maxSplit && remaining > kSmallSize;
+  }
+
+  /** alloc_found_block: the low part of the block serves the request; the remainder stays cached. */
+  allocFoundBlock(id: number, size: number, origSize: number, split: boolean, event: number): number {
+    const isSmall = this.isSmall(id);
+    const alreadySplit = this.isSplit(id);
+    const inExpandable = (this.seg[id] as number) >= 0;
+    let block = id;
+    if (split) {
+      const remaining = id;
+      block = this.newBlock(this.streamOf[id] as number, size, this.ptr[id] as number, isSmall, this.seg[id] as number);
+      this.splice(block, this.prev[remaining] as number, remaining);
+      this.ptr[remaining] = (this.ptr[remaining] as number) + size;
+      this.size[remaining] = (this.size[remaining] as number) - size;
+      this.insertIntoBlocks(remaining);
+      if (!inExpandable) {
+        if (alreadySplit) {
+          this.counters.dec(INACTIVE_SPLIT_BYTES, isSmall, size);
+        } else {
+          this.counters.inc(INACTIVE_SPLIT_BYTES, isSmall, this.size[remaining] as number);
+          this.counters.inc(INACTIVE_SPLIT, isSmall, 1);
+        }
+      }
+    } else if (alreadySplit && !inExpandable) {
+      this.counters.dec(INACTIVE_SPLIT_BYTES, isSmall, this.size[block] as number);
+      this.counters.dec(INACTIVE_SPLIT, isSmall, 1);
+    }
+    return this.markAllocated(block, origSize, event);
+  }
+
+  /** The accounting of a block becoming allocated (the end of alloc_found_block). */
+  markAllocated(block: number, origSize: number, event: number): number {
+    const isSmall = this.isSmall(block);
+    const bytes = this.size[block] as number;
+    this.flags[block] = (this.flags[block] as number) | F_ALLOCATED;
+    this.requested[block] = origSize;
+    this.event[block] = event;
+    const st = this.counters;
+    st.inc(ALLOCATION, isSmall, 1);
+    st.inc(ALLOCATED_BYTES, isSmall, bytes);
+    st.inc(ACTIVE, isSmall, 1);
+    st.inc(ACTIVE_BYTES, isSmall, bytes);
+    st.inc(REQUESTED_BYTES, isSmall, origSize);
+    if (bytes >= this.maxSplit) {
+      st.oversizeAllocations++;
+      if (st.oversizeAllocations > st.oversizeAllocationsPeak) st.oversizeAllocationsPeak = st.oversizeAllocations;
+    }
+    return block;
+  }
+
+  free(handle: number, _step: number, event: number): void {
+    if (this.recorded !== null) this.recorded.beforeEvent(event);
+    const isSmall = this.isSmall(handle);
+    const bytes = this.size[handle] as number;
+    this.flags[handle] = (this.flags[handle] as number) & ~F_ALLOCATED;
+    this.counters.dec(ALLOCATION, isSmall, 1);
+    this.counters.dec(ALLOCATED_BYTES, isSmall, bytes);
+    if (bytes >= this.maxSplit) this.counters.oversizeAllocations--;
+    this.freeBlock(handle);
+  }
+
+  /** free_block: the block merges with its free neighbours and returns to its pool. */
+  private freeBlock(id: number): void {
+    const isSmall = this.isSmall(id);
+    const origSize = this.size[id] as number;
+    const req = this.requested[id] as number;
+    const before = this.prev[id] as number;
+    const after = this.next[id] as number;
+    let netBlocks = 0;
+    let netBytes = 0;
+    let absorbed = this.tryMerge(id, before);
+    if (absorbed > 0) {
+      netBlocks--;
+      netBytes -= absorbed;
+    }
+    absorbed = this.tryMerge(id, after);
+    if (absorbed > 0) {
+      netBlocks--;
+      netBytes -= absorbed;
+    }
+    this.insertIntoBlocks(id);
+    if (this.isSplit(id)) {
+      netBlocks++;
+      netBytes += this.size[id] as number;
+    }
+    const st = this.counters;
+    if ((this.seg[id] as number) < 0) {
+      if (netBlocks > 0) st.inc(INACTIVE_SPLIT, isSmall, netBlocks);
+      else if (netBlocks < 0) st.dec(INACTIVE_SPLIT, isSmall, -netBlocks);
+      if (netBytes > 0) st.inc(INACTIVE_SPLIT_BYTES, isSmall, netBytes);
+      else if (netBytes < 0) st.dec(INACTIVE_SPLIT_BYTES, isSmall, -netBytes);
+    }
+    st.dec(ACTIVE, isSmall, 1);
+    st.dec(ACTIVE_BYTES, isSmall, origSize);
+    st.dec(REQUESTED_BYTES, isSmall, req);
+  }
+
+  address(handle: number): number {
+    return this.ptr[handle] as number;
+  }
+
+  blockBytes(handle: number): number {
+    return this.size[handle] as number;
+  }
+
+  largestFreeBlockBytes(): number {
+    let best = 0;
+    for (const set of this.sets) {
+      const n = set.last();
+      if (n >= 0 && set.a(n) > best) best = set.a(n);
+    }
+    return best;
+  }
+
+  freeBlockCount(): number {
+    let n = 0;
+    for (const set of this.sets) n += set.size;
+    return n;
+  }
+
+  lastFailure(): AllocationFailure {
+    if (this.failure === null) return { roundedBytes: 0, native: '' };
+    return { roundedBytes: this.failureRounded, native: oomMessage(this.failure) };
+  }
+
+  state(): AllocatorState {
+    return captureState(this);
+  }
+
+  stats(): Record<string, unknown> {
+    const s = this.counters;
+    const cur = (stat: number): number => s.current[stat * 3] as number;
+    return {
+      allocated_bytes: cur(ALLOCATED_BYTES),
+      reserved_bytes: cur(RESERVED_BYTES),
+      active_bytes: cur(ACTIVE_BYTES),
+      inactive_split_bytes: cur(INACTIVE_SPLIT_BYTES),
+      requested_bytes: cur(REQUESTED_BYTES),
+      segments: cur(SEGMENT),
+      num_alloc_retries: s.numAllocRetries,
+      num_ooms: s.numOoms,
+      num_device_alloc: s.numDeviceAlloc,
+      num_device_free: s.numDeviceFree,
+      num_sync_all_streams: s.numSyncAllStreams,
+      oversize_allocations: { current: s.oversizeAllocations, peak: s.oversizeAllocationsPeak },
+      oversize_segments: { current: s.oversizeSegments, peak: s.oversizeSegmentsPeak },
+      max_split_size: Number.isFinite(this.maxSplit) ? this.maxSplit : -1,
+      memory_stats: s.toJSON(),
+      allocator_settings: this.allocatorSettings(),
+    };
+  }
+
+  /** The effective settings, in the form of a snapshot's `allocator_settings`. */
+  allocatorSettings(): Record<string, unknown> {
+    const st = this.settings;
+    return {
+      PYTORCH_CUDA_ALLOC_CONF: formatConf(st),
+      max_split_size: Number.isFinite(st.maxSplitSizeBytes) ? st.maxSplitSizeBytes : -1,
+      max_non_split_rounding_size: st.maxNonSplitRoundingBytes,
+      garbage_collection_threshold: st.garbageCollectionThreshold,
+      expandable_segments: st.expandableSegments,
+      roundup_power2_divisions: formatRoundup(st.roundupPower2Divisions) || '0',
+      per_process_memory_fraction: st.perProcessMemoryFraction,
+    };
+  }
+
+  notes(): string[] {
+    const out: string[] = [];
+    if (this.settings.garbageCollectionThreshold > 0 && !this.setFraction) {
+      out.push('garbage_collection_threshold has no effect without per_process_memory_fraction (PyTorch collects only under a memory fraction)');
+    }
+    if (this.recorded) out.push(...this.recorded.notes());
+    return out;
+  }
+
+  reportSections(): Record<string, unknown> {
+    return this.recorded ? { fidelity: this.recorded.fidelity() } : {};
+  }
+}

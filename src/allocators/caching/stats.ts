@@ -1,0 +1,79 @@
+/**
+ * DeviceStats of the caching allocator: each StatArray has an aggregate and a per-pool value, each
+ * with its current value and its peak (increase_stat / decrease_stat).
+ */
+
+export const ALLOCATION = 0;
+export const SEGMENT = 1;
+export const ACTIVE = 2;
+export const INACTIVE_SPLIT = 3;
+export const ALLOCATED_BYTES = 4;
+export const RESERVED_BYTES = 5;
+export const ACTIVE_BYTES = 6;
+export const INACTIVE_SPLIT_BYTES = 7;
+export const REQUESTED_BYTES = 8;
+
+const NAMES = [
+  'allocation',
+  'segment',
+  'active',
+  'inactive_split',
+  'allocated_bytes',
+  'reserved_bytes',
+  'active_bytes',
+  'inactive_split_bytes',
+  'requested_bytes',
+] as const;
+
+/** Current and peak values, per stat: [aggregate, small pool, large pool]. */
+export class DeviceStats {
+  /** Index stat*3 + (0 aggregate, 1 small pool, 2 large pool). */
+  readonly current = new Float64Array(NAMES.length * 3);
+  readonly peak = new Float64Array(NAMES.length * 3);
+  numAllocRetries = 0;
+  numOoms = 0;
+  numSyncAllStreams = 0;
+  numDeviceAlloc = 0;
+  numDeviceFree = 0;
+  oversizeAllocations = 0;
+  oversizeAllocationsPeak = 0;
+  oversizeSegments = 0;
+  oversizeSegmentsPeak = 0;
+
+  /** increase_stat on the aggregate and on the block's pool. */
+  inc(stat: number, isSmall: boolean, amount: number): void {
+    const a = stat * 3;
+    const p = a + (isSmall ? 1 : 2);
+    const cur = this.current;
+    const pk = this.peak;
+    const ca = (cur[a] as number) + amount;
+    cur[a] = ca;
+    if (ca > (pk[a] as number)) pk[a] = ca;
+    const cp = (cur[p] as number) + amount;
+    cur[p] = cp;
+    if (cp > (pk[p] as number)) pk[p] = cp;
+  }
+
+  /** decrease_stat on the aggregate and on the block's pool. */
+  dec(stat: number, isSmall: boolean, amount: number): void {
+    const a = stat * 3;
+    this.current[a] = (this.current[a] as number) - amount;
+    const p = a + (isSmall ? 1 : 2);
+    this.current[p] = (this.current[p] as number) - amount;
+  }
+
+  /** The aggregate current value of a stat. */
+  get(stat: number): number {
+    return this.current[stat * 3] as number;
+  }
+
+  /** PyTorch's names: `{allocated_bytes: {current, peak, small_pool: …, large_pool: …}, …}`. */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    NAMES.forEach((name, s) => {
+      const at = (k: number): { current: number; peak: number } => ({ current: this.current[s * 3 + k] as number, peak: this.peak[s * 3 + k] as number });
+      out[name] = { ...at(0), small_pool: at(1), large_pool: at(2) };
+    });
+    return out;
+  }
+}
