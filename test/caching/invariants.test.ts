@@ -72,7 +72,7 @@ function checkStructure(a: CachingAllocator, capacity: number): void {
     reserved += s.sizeBytes;
   }
   const listed: string[] = [];
-  for (const set of a.sets) set.forEach((size, ptr) => listed.push(`${ptr}+${size}`));
+  for (let k = 0; k < a.setCount; k++) for (const id of a.setBlocks(k)) listed.push(`${a.ptr[id]}+${a.size[id]}`);
   expect(listed.sort()).toEqual(freeBlocks.sort());
   expect(a.allocatedBytes).toBe(allocated);
   expect(a.reservedBytes).toBe(reserved);

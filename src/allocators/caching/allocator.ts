@@ -3,7 +3,6 @@
  * c10/cuda/CUDACachingAllocator.cpp): malloc, alloc_found_block, free and free_block, on top of the
  * segment and expandable-segment layers.
  */
-import { OrderedSet } from '../../util/ordered-set.js';
 import { SimDevice } from '../device.js';
 import { type AllocationFailure, type AllocatorState, FAILED, NO_BLOCK, type OnlineAllocator } from '../types.js';
 import type { Trace } from '../../trace/model.js';
@@ -29,6 +28,8 @@ import {
 /** The caching allocator behind the `OnlineAllocator` interface. */
 export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   private readonly divisions: Float64Array;
+  /** No roundup_power2_divisions: round_size is a multiple of 512. */
+  private readonly plainRounding: boolean;
   private readonly maxSplit: number;
   private readonly maxNonSplitRounding: number;
   private failure: OomFigures | null = null;
@@ -41,6 +42,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     // A recorded history brings real addresses: widen the address space so that each can be taken.
     super(settings, rec ? new SimDevice(capacityBytes, 2 ** 21, 2 ** 52) : new SimDevice(capacityBytes));
     this.divisions = Float64Array.from(settings.roundupPower2Divisions);
+    this.plainRounding = settings.roundupPower2Divisions.every((d) => d <= 1);
     this.maxSplit = settings.maxSplitSizeBytes;
     this.maxNonSplitRounding = settings.maxNonSplitRoundingBytes;
     this.recorded = rec ? new RecordedReplay(rec, this) : null;
@@ -86,10 +88,10 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
 
   /** DeviceCachingAllocator::malloc. */
   private malloc(origSize: number, streamIndex: number, event: number): number {
-    const size = roundSize(origSize, this.divisions);
+    const size = this.plainRounding ? (origSize < kMinBlockSize ? kMinBlockSize : Math.ceil(origSize / kMinBlockSize) * kMinBlockSize) : roundSize(origSize, this.divisions);
     const isSmall = size <= kSmallSize;
-    const allocSize = allocationSize(size);
     let block = this.getFreeBlock(streamIndex, isSmall, size);
+    const allocSize = block < 0 ? allocationSize(size) : 0;
     if (block < 0) {
       if (this.gcActive) this.garbageCollect();
       block = this.allocBlock(streamIndex, isSmall, size, allocSize, false);
@@ -122,18 +124,17 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   private getFreeBlock(streamIndex: number, isSmall: boolean, size: number): number {
     const pool = isSmall ? 0 : 1;
     if (this.gcActive) this.gcCalls[pool] = (this.gcCalls[pool] as number) + 1;
-    const set = this.sets[streamIndex * 2 + pool]!;
-    let node = set.lowerBound(size, -1);
-    if (node < 0) return -1;
-    if ((this.seg[set.payload(node)] as number) >= 0) {
-      node = this.expandableCandidate(set, node);
-      if (node < 0) return -1;
+    const set = streamIndex * 2 + pool;
+    let id = this.setLowerBound(set, size, -1);
+    if (id < 0) return -1;
+    if ((this.seg[id] as number) >= 0) {
+      id = this.expandableCandidate(set, id);
+      if (id < 0) return -1;
     }
-    const found = set.a(node);
+    const found = this.size[id] as number;
     if (size < this.maxSplit && found >= this.maxSplit) return -1;
     if (size >= this.maxSplit && found >= size + this.maxNonSplitRounding) return -1;
-    const id = set.payload(node);
-    set.remove(found, set.b(node));
+    this.setRemove(set, id);
     return id;
   }
 
@@ -142,19 +143,19 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
    * after it), so the probe walks on while the next block can grow less; with expandable segments
    * off, blocks of expandable segments are passed over.
    */
-  private expandableCandidate(set: OrderedSet, start: number): number {
-    let node = start;
+  private expandableCandidate(set: number, start: number): number {
+    let id = start;
     if (this.settings.expandableSegments) {
-      let next = set.next(node);
-      while (next >= 0 && (this.seg[set.payload(node)] as number) >= 0 && this.expandableSize(set.payload(next)) < this.expandableSize(set.payload(node))) {
-        node = next;
-        next = set.next(node);
+      let next = this.setNext(set, id);
+      while (next >= 0 && (this.seg[id] as number) >= 0 && this.expandableSize(next) < this.expandableSize(id)) {
+        id = next;
+        next = this.setNext(set, id);
       }
-      return node;
+      return id;
     }
-    do node = set.next(node);
-    while (node >= 0 && (this.seg[set.payload(node)] as number) >= 0);
-    return node;
+    do id = this.setNext(set, id);
+    while (id >= 0 && (this.seg[id] as number) >= 0);
+    return id;
   }
 
   private expandableSize(id: number): number {
@@ -274,16 +275,16 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
 
   largestFreeBlockBytes(): number {
     let best = 0;
-    for (const set of this.sets) {
-      const n = set.last();
-      if (n >= 0 && set.a(n) > best) best = set.a(n);
+    for (let k = 0; k < this.setCount; k++) {
+      const id = this.setLast(k);
+      if (id >= 0 && (this.size[id] as number) > best) best = this.size[id] as number;
     }
     return best;
   }
 
   freeBlockCount(): number {
     let n = 0;
-    for (const set of this.sets) n += set.size;
+    for (let k = 0; k < this.setCount; k++) n += this.count(k);
     return n;
   }
 

@@ -9,6 +9,7 @@
  */
 import { OrderedSet } from '../../util/ordered-set.js';
 import type { SimDevice } from '../device.js';
+import { FreeSets } from './free-sets.js';
 import type { CachingSettings } from './config.js';
 import { DeviceStats } from './stats.js';
 
@@ -38,9 +39,7 @@ function grown<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number
 }
 
 /** Block storage, the free sets, the device and the counters every layer above shares. */
-export class BlockStore {
-  ptr = new Float64Array(256);
-  size = new Float64Array(256);
+export class BlockStore extends FreeSets {
   requested = new Float64Array(256);
   /** get_free_blocks_call_count of the pool when the block entered the free set. */
   gcBase = new Float64Array(256);
@@ -56,8 +55,6 @@ export class BlockStore {
   private freeIds = new Int32Array(256);
   private freeIdTop = 0;
 
-  /** Free mapped blocks per (stream index * 2 + pool), keyed (size, address), payload = block id. */
-  readonly sets: OrderedSet[] = [];
   /** Unmapped ranges of expandable segments per (stream index * 2 + pool), keyed (address, 0). */
   readonly unmappedSets: OrderedSet[] = [];
   /** Stream value of each stream index. */
@@ -76,7 +73,9 @@ export class BlockStore {
   constructor(
     readonly settings: CachingSettings,
     readonly device: SimDevice,
-  ) {}
+  ) {
+    super();
+  }
 
   /** The dense index of a stream value (streams are compared by value, as cudaStream_t pointers). */
   streamIndex(stream: number): number {
@@ -86,7 +85,9 @@ export class BlockStore {
       k = this.streamValues.length;
       this.streamValues.push(stream);
       this.streamIndexOf.set(stream, k);
-      this.sets.push(new OrderedSet(64), new OrderedSet(64));
+      // Free sets 2k (small pool) and 2k+1 (large pool).
+      this.addSet();
+      this.addSet();
       this.unmappedSets.push(new OrderedSet(8), new OrderedSet(8));
     }
     this.lastStream = stream;
@@ -128,8 +129,7 @@ export class BlockStore {
 
   private grow(): void {
     const n = this.ptr.length * 2;
-    this.ptr = grown(this.ptr, n);
-    this.size = grown(this.size, n);
+    this.growBlocks(n);
     this.requested = grown(this.requested, n);
     this.gcBase = grown(this.gcBase, n);
     this.streamOf = grown(this.streamOf, n);
@@ -163,9 +163,9 @@ export class BlockStore {
     return (this.prev[id] as number) >= 0 || (this.next[id] as number) >= 0;
   }
 
-  /** The free set of a block's stream and pool. */
-  setOf(id: number): OrderedSet {
-    return this.sets[(this.streamOf[id] as number) * 2 + (this.isSmall(id) ? 0 : 1)] as OrderedSet;
+  /** The free set of a block's stream and pool: 2 · stream index + (0 small, 1 large). */
+  setOf(id: number): number {
+    return (this.streamOf[id] as number) * 2 + (this.isSmall(id) ? 0 : 1);
   }
 
   unmappedSetOf(id: number): OrderedSet {
@@ -175,11 +175,11 @@ export class BlockStore {
   /** BlockPool::insert_into_blocks: the block enters the free set and its GC age restarts. */
   insertIntoBlocks(id: number): void {
     this.gcBase[id] = this.gcCalls[this.isSmall(id) ? 0 : 1] as number;
-    this.setOf(id).insert(this.size[id] as number, this.ptr[id] as number, id);
+    this.setInsert(this.setOf(id), id);
   }
 
   eraseFromBlocks(id: number): void {
-    this.setOf(id).remove(this.size[id] as number, this.ptr[id] as number);
+    this.setRemove(this.setOf(id), id);
   }
 
   insertUnmapped(id: number): void {

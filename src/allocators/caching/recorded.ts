@@ -184,10 +184,9 @@ export class RecordedReplay implements SegmentPlacement {
   /** A recorded segment_free (empty_cache, or the real OOM retry): the same cached segment goes back. */
   private release(e: RecordedSegmentEvent): void {
     const a = this.alloc;
-    for (let k = 0; k < a.sets.length; k++) {
-      const node = (a.sets[k] as (typeof a.sets)[number]).find(e.sizeBytes, e.address);
-      if (node < 0) continue;
-      const id = (a.sets[k] as (typeof a.sets)[number]).payload(node);
+    for (let k = 0; k < a.setCount; k++) {
+      const id = a.setLowerBound(k, e.sizeBytes, e.address);
+      if (id < 0 || a.size[id] !== e.sizeBytes || a.ptr[id] !== e.address) continue;
       if (!a.isSplit(id) && (a.seg[id] as number) < 0) {
         a.releaseBlock(id);
         this.releasedAsRecorded++;

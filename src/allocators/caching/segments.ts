@@ -75,25 +75,24 @@ export class SegmentStore extends ExpandableStore {
   releaseAvailableCachedBlocks(streamIndex: number, isSmall: boolean, size: number): boolean {
     const maxSplit = this.settings.maxSplitSizeBytes;
     if (!Number.isFinite(maxSplit)) return false;
-    const set = this.sets[streamIndex * 2 + (isSmall ? 0 : 1)];
-    if (!set) return false;
+    if (streamIndex * 2 >= this.setCount) return false;
+    const set = streamIndex * 2 + (isSmall ? 0 : 1);
     const key = size < maxSplit ? maxSplit : size;
-    const found = set.lowerBound(key, -1);
-    if (found >= 0 && (this.seg[set.payload(found)] as number) < 0) {
-      this.releaseBlock(set.payload(found));
+    const found = this.setLowerBound(set, key, -1);
+    if (found >= 0 && (this.seg[found] as number) < 0) {
+      this.releaseBlock(found);
       return true;
     }
     // Back up one: the largest blocks of this stream below the key (expandable blocks are never
     // released here: release_block asserts they are not, so the walk stops at one).
-    let node = found >= 0 ? set.predecessor(set.a(found), set.b(found)) : set.last();
+    let id = found >= 0 ? this.setPrev(set, found) : this.setLast(set);
     let released = 0;
-    while (node >= 0 && released < key && set.a(node) >= maxSplit) {
-      const id = set.payload(node);
+    while (id >= 0 && released < key && (this.size[id] as number) >= maxSplit) {
       if ((this.seg[id] as number) >= 0) break;
-      const before = set.predecessor(set.a(node), set.b(node));
+      const before = this.setPrev(set, id);
       released += this.size[id] as number;
       this.releaseBlock(id);
-      node = before;
+      id = before;
     }
     return released >= key;
   }
@@ -102,8 +101,7 @@ export class SegmentStore extends ExpandableStore {
   poolBlocksInOrder(isSmall: boolean): number[] {
     const out: number[] = [];
     for (const k of this.streamsInOrder()) {
-      const set = this.sets[k * 2 + (isSmall ? 0 : 1)];
-      set?.forEach((_size, _ptr, id) => out.push(id));
+      out.push(...this.setBlocks(k * 2 + (isSmall ? 0 : 1)));
     }
     return out;
   }
