@@ -3,11 +3,13 @@
  * one module and one line here; commands, help and validation read the registry.
  */
 import { caching } from './caching/index.js';
+import { lifetimePool } from './lifetime-pool/index.js';
 import { naive } from './naive.js';
 import { registerAllocator } from './registry.js';
 
 registerAllocator(naive);
 registerAllocator(caching);
+registerAllocator(lifetimePool);
 
 export { getAllocator, listAllocators, resolveOptions, describeOptionKind } from './registry.js';
 export type { ResolvedOptions } from './registry.js';

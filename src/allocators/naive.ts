@@ -4,7 +4,8 @@ import { type AllocatorState, defineAllocator, FAILED, NO_BLOCK, type OnlineAllo
 
 const roundUp = (n: number, m: number): number => Math.ceil(n / m) * m;
 
-interface NaiveOptions {
+/** The naive allocator's options (see its registry entry). */
+export interface NaiveOptions {
   alignment: number;
   page: number;
   large_threshold: number;
@@ -28,9 +29,13 @@ export class NaiveAllocator implements OnlineAllocator {
   private liveBlocks = 0;
   private failRounded = 0;
 
-  constructor(opts: NaiveOptions, capacityBytes: number) {
+  /**
+   * @param device the device to allocate from; other allocators that fall back to plain device
+   *   calls (`lifetime-pool`) pass the one they share with their own pools.
+   */
+  constructor(opts: NaiveOptions, capacityBytes: number, device: SimDevice = new SimDevice(capacityBytes)) {
     this.opts = opts;
-    this.device = new SimDevice(capacityBytes);
+    this.device = device;
   }
 
   get reservedBytes(): number {

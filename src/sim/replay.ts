@@ -262,7 +262,7 @@ function oomRecord(trace: Trace, allocator: OnlineAllocator, i: number, live: nu
     event: i,
     line: line > 0 ? line : null,
     step: trace.step[i] as number,
-    id: trace.ids[trace.alloc[i] as number] as string,
+    id: trace.ids.get(trace.alloc[i] as number),
     tag: tagIndex > 0 ? (trace.tags[tagIndex] as string) : null,
     sizeBytes,
     roundedBytes: failure.roundedBytes,

@@ -1,5 +1,5 @@
-import { InputProblem, ProblemList, TraceError } from '../errors.js';
-import { Column } from './columns.js';
+import { type InputProblem, ProblemList, TraceError } from '../errors.js';
+import { hashBytes, IdTable, StringInterner } from './id-table.js';
 import { OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta } from './model.js';
 
 /** Options every reader accepts. */
@@ -10,10 +10,32 @@ export interface BuildOptions {
   expectedEvents?: number;
 }
 
+const encoder = new TextEncoder();
+
+function growF64(a: Float64Array, cap: number, fill?: number): Float64Array {
+  const b = new Float64Array(cap);
+  b.set(a);
+  if (fill !== undefined) b.fill(fill, a.length);
+  return b;
+}
+function growU32(a: Uint32Array, cap: number): Uint32Array {
+  const b = new Uint32Array(cap);
+  b.set(a);
+  return b;
+}
+function growI32(a: Int32Array, cap: number): Int32Array {
+  const b = new Int32Array(cap);
+  b.set(a);
+  return b;
+}
+
 /**
  * Receives events from a reader, applies the semantic checks of the trace format in the same pass,
  * and builds the columnar {@link Trace}. Readers report syntax and type problems through
  * {@link TraceBuilder.problem}; the builder reports semantic ones itself.
+ *
+ * Ids arrive as bytes (fast readers) or strings (importers); either way they are interned without a
+ * JS string per event.
  */
 export class TraceBuilder {
   readonly file: string;
@@ -22,23 +44,22 @@ export class TraceBuilder {
   private readonly lenient: boolean;
 
   private n = 0;
-  private readonly op: Column<Uint8Array>;
-  private readonly alloc: Column<Uint32Array>;
-  private readonly size: Column<Float64Array>;
-  private readonly step: Column<Float64Array>;
-  private readonly line: Column<Uint32Array>;
-  private stream: Column<Float64Array> | null = null;
-  private tag: Column<Uint32Array> | null = null;
-  private time: Column<Float64Array> | null = null;
+  private cap: number;
+  private op: Uint8Array;
+  private alloc: Uint32Array;
+  private size: Float64Array;
+  private step: Float64Array;
+  private line: Uint32Array;
+  private stream: Float64Array | null = null;
+  private tag: Uint32Array | null = null;
+  private time: Float64Array | null = null;
 
   private allocs = 0;
-  private readonly ids: string[] = [];
-  private readonly allocEvent: Column<Uint32Array>;
-  private readonly freeEvent: Column<Int32Array>;
-  /** id -> its latest allocation number (live when that allocation has no free yet). */
-  private readonly idIndex = new Map<string, number>();
-  private readonly tags: string[] = [''];
-  private readonly tagIndex = new Map<string, number>([['', 0]]);
+  private allocCap: number;
+  private allocEvent: Uint32Array;
+  private freeEvent: Int32Array;
+  private readonly ids = new IdTable();
+  private readonly tags = new StringInterner();
 
   private currentStep = 0;
   private readonly stepSet = new Set<number>();
@@ -56,14 +77,15 @@ export class TraceBuilder {
   constructor(file: string, options: BuildOptions = {}) {
     this.file = file;
     this.lenient = options.lenient ?? false;
-    const cap = options.expectedEvents ?? 1024;
-    this.op = new Column(Uint8Array, cap);
-    this.alloc = new Column(Uint32Array, cap);
-    this.size = new Column(Float64Array, cap);
-    this.step = new Column(Float64Array, cap);
-    this.line = new Column(Uint32Array, cap);
-    this.allocEvent = new Column(Uint32Array, cap >> 1);
-    this.freeEvent = new Column(Int32Array, cap >> 1);
+    this.cap = Math.max(1024, options.expectedEvents ?? 0);
+    this.op = new Uint8Array(this.cap);
+    this.alloc = new Uint32Array(this.cap);
+    this.size = new Float64Array(this.cap);
+    this.step = new Float64Array(this.cap);
+    this.line = new Uint32Array(this.cap);
+    this.allocCap = this.cap >> 1;
+    this.allocEvent = new Uint32Array(this.allocCap);
+    this.freeEvent = new Int32Array(this.allocCap);
   }
 
   /** Number of events accepted so far. */
@@ -81,43 +103,58 @@ export class TraceBuilder {
     this.initialEvents = this.n;
   }
 
+  /** Index of a tag given as bytes (0 is "no tag"). */
+  internTag(buf: Uint8Array, s: number, e: number): number {
+    return s === e ? 0 : this.tags.intern(buf, s, e);
+  }
+
+  /** Index of a tag given as text (0 is "no tag"). */
+  internTagString(tag: string | undefined): number {
+    return tag === undefined || tag === '' ? 0 : this.tags.internString(tag);
+  }
+
   /**
    * Adds an alloc event. `step` undefined means "the previous event's step".
    * @returns the allocation number, or -1 when the event was rejected.
    */
-  addAlloc(
-    id: string,
-    sizeBytes: number,
-    step: number | undefined,
-    stream: number,
-    tag: string | undefined,
-    time: number | undefined,
-    line: number,
-  ): number {
-    const prev = this.idIndex.get(id);
-    if (prev !== undefined && this.freeEvent.data[prev] === -1) {
+  addAlloc(id: string, sizeBytes: number, step: number | undefined, stream: number, tag: string | undefined, time: number | undefined, line: number): number {
+    const b = encoder.encode(id);
+    return this.addAllocBytes(b, 0, b.length, sizeBytes, step ?? NaN, stream, this.internTagString(tag), time ?? NaN, line);
+  }
+
+  /**
+   * Adds an alloc event whose id is bytes [s, e) of `buf`. NaN `step` inherits the previous
+   * event's step; NaN `time` means no time; `tagIndex` comes from {@link TraceBuilder.internTag}.
+   * @returns the allocation number, or -1 when the event was rejected.
+   */
+  addAllocBytes(buf: Uint8Array, s: number, e: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
+    const h = hashBytes(buf, s, e);
+    const prev = this.ids.find(buf, s, e, h);
+    if (prev >= 0 && this.freeEvent[prev] === -1) {
       if (this.lenient) {
         this.doubleAlloc++;
       } else {
-        const first = this.line.data[this.allocEvent.data[prev] ?? 0] ?? 0;
-        this.problem({ line, field: 'id', message: `alloc of id "${id}" which is still live (allocated at line ${first})` });
+        const first = this.line[this.allocEvent[prev] as number] as number;
+        this.problem({ line, field: 'id', message: `alloc of id "${this.ids.get(prev)}" which is still live (allocated at line ${first})` });
       }
       return -1;
     }
-    if (!this.checkTime(time, line)) return -1;
-    const i = this.push(OP_ALLOC, sizeBytes, step, stream, tag, time, line);
-    const a = this.allocs++;
-    this.alloc.data[i] = a;
-    this.ids.push(id);
-    this.allocEvent.ensure(a);
-    this.freeEvent.ensure(a);
-    this.allocEvent.data[a] = i;
-    this.freeEvent.data[a] = -1;
-    this.idIndex.set(id, a);
+    if (time === time && !this.checkTime(time, line)) return -1;
+    const i = this.push(OP_ALLOC, sizeBytes, step, stream, tagIndex, time, line);
+    const a = this.ids.add(buf, s, e, h, true);
+    this.allocs = a + 1;
+    if (a >= this.allocCap) {
+      this.allocCap = Math.ceil(this.allocCap * 1.5) + 16;
+      this.allocEvent = growU32(this.allocEvent, this.allocCap);
+      this.freeEvent = growI32(this.freeEvent, this.allocCap);
+    }
+    this.alloc[i] = a;
+    this.allocEvent[a] = i;
+    this.freeEvent[a] = -1;
     this.live += sizeBytes;
     this.liveAllocs++;
     if (this.live > this.peakLive || this.peakLiveEvent < 0) {
-      if (this.live > this.peakLive) this.peakLive = this.live;
+      this.peakLive = this.live;
       this.peakLiveEvent = i;
     }
     return a;
@@ -128,33 +165,45 @@ export class TraceBuilder {
    * @returns the allocation number freed, or -1 when the event was rejected.
    */
   addFree(id: string, step: number | undefined, stream: number | undefined, time: number | undefined, line: number): number {
-    const a = this.idIndex.get(id);
-    if (a === undefined || this.freeEvent.data[a] !== -1) {
+    const b = encoder.encode(id);
+    return this.addFreeBytes(b, 0, b.length, step ?? NaN, stream ?? -1, time ?? NaN, line);
+  }
+
+  /**
+   * Adds a free event whose id is bytes [s, e) of `buf`; a negative `stream` inherits the
+   * allocation's stream.
+   * @returns the allocation number freed, or -1 when the event was rejected.
+   */
+  addFreeBytes(buf: Uint8Array, s: number, e: number, step: number, stream: number, time: number, line: number): number {
+    const a = this.ids.find(buf, s, e, hashBytes(buf, s, e));
+    if (a < 0 || this.freeEvent[a] !== -1) {
       if (this.lenient) {
         this.unknownFree++;
-      } else if (a === undefined) {
-        this.problem({ line, field: 'id', message: `free of id "${id}" which was never allocated` });
       } else {
-        const freedAt = this.line.data[this.freeEvent.data[a] ?? 0] ?? 0;
-        this.problem({ line, field: 'id', message: `free of id "${id}" which is not live (already freed at line ${freedAt})` });
+        const id = Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('utf8');
+        if (a < 0) {
+          this.problem({ line, field: 'id', message: `free of id "${id}" which was never allocated` });
+        } else {
+          const freedAt = this.line[this.freeEvent[a] as number] as number;
+          this.problem({ line, field: 'id', message: `free of id "${id}" which is not live (already freed at line ${freedAt})` });
+        }
       }
       return -1;
     }
-    if (!this.checkTime(time, line)) return -1;
-    const allocAt = this.allocEvent.data[a] ?? 0;
-    const sizeBytes = this.size.data[allocAt] ?? 0;
-    const s = stream ?? (this.stream ? (this.stream.data[allocAt] ?? 0) : 0);
-    const i = this.push(OP_FREE, sizeBytes, step, s, undefined, time, line);
-    this.alloc.data[i] = a;
-    this.freeEvent.data[a] = i;
+    if (time === time && !this.checkTime(time, line)) return -1;
+    const allocAt = this.allocEvent[a] as number;
+    const sizeBytes = this.size[allocAt] as number;
+    const st = stream >= 0 ? stream : this.stream ? (this.stream[allocAt] as number) : 0;
+    const i = this.push(OP_FREE, sizeBytes, step, st, 0, time, line);
+    this.alloc[i] = a;
+    this.freeEvent[a] = i;
     this.live -= sizeBytes;
     this.liveAllocs--;
     this.frees++;
     return a;
   }
 
-  private checkTime(time: number | undefined, line: number): boolean {
-    if (time === undefined) return true;
+  private checkTime(time: number, line: number): boolean {
     if (time < this.lastTime) {
       this.problem({
         line,
@@ -168,54 +217,40 @@ export class TraceBuilder {
     return true;
   }
 
-  private push(
-    op: number,
-    sizeBytes: number,
-    step: number | undefined,
-    stream: number,
-    tag: string | undefined,
-    time: number | undefined,
-    line: number,
-  ): number {
+  private growEvents(): void {
+    const cap = Math.ceil(this.cap * 1.5);
+    const op = new Uint8Array(cap);
+    op.set(this.op);
+    this.op = op;
+    this.alloc = growU32(this.alloc, cap);
+    this.size = growF64(this.size, cap);
+    this.step = growF64(this.step, cap);
+    this.line = growU32(this.line, cap);
+    if (this.stream) this.stream = growF64(this.stream, cap);
+    if (this.tag) this.tag = growU32(this.tag, cap);
+    if (this.time) this.time = growF64(this.time, cap, NaN);
+    this.cap = cap;
+  }
+
+  private push(op: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
     const i = this.n++;
-    this.op.ensure(i);
-    this.alloc.ensure(i);
-    this.size.ensure(i);
-    this.step.ensure(i);
-    this.line.ensure(i);
-    this.op.data[i] = op;
-    this.size.data[i] = sizeBytes;
-    if (step !== undefined && step !== this.currentStep) this.currentStep = step;
-    if (i === 0 || step !== undefined) this.stepSet.add(this.currentStep);
-    this.step.data[i] = this.currentStep;
-    this.line.data[i] = line;
-    if (stream !== 0 || this.stream) {
-      this.stream ??= new Column(Float64Array, this.op.data.length);
-      this.stream.ensure(i);
-      this.stream.data[i] = stream;
+    if (i >= this.cap) this.growEvents();
+    this.op[i] = op;
+    this.size[i] = sizeBytes;
+    if (step === step && (step !== this.currentStep || i === 0)) {
+      this.currentStep = step;
+      this.stepSet.add(step);
+    } else if (i === 0) {
+      this.stepSet.add(this.currentStep);
     }
-    if (tag !== undefined && tag !== '') {
-      let t = this.tagIndex.get(tag);
-      if (t === undefined) {
-        t = this.tags.length;
-        this.tags.push(tag);
-        this.tagIndex.set(tag, t);
-      }
-      this.tag ??= new Column(Uint32Array, this.op.data.length);
-      this.tag.ensure(i);
-      this.tag.data[i] = t;
-    } else if (this.tag) {
-      this.tag.ensure(i);
-      this.tag.data[i] = 0;
-    }
-    if (time !== undefined || this.time) {
-      if (!this.time) {
-        this.time = new Column(Float64Array, this.op.data.length);
-        this.time.data.fill(NaN, 0, i);
-      }
-      this.time.ensure(i);
-      this.time.data[i] = time ?? NaN;
-    }
+    this.step[i] = this.currentStep;
+    this.line[i] = line;
+    if (stream !== 0 && !this.stream) this.stream = new Float64Array(this.cap);
+    if (this.stream) this.stream[i] = stream;
+    if (tagIndex !== 0 && !this.tag) this.tag = new Uint32Array(this.cap);
+    if (this.tag) this.tag[i] = tagIndex;
+    if (time === time && !this.time) this.time = new Float64Array(this.cap).fill(NaN);
+    if (this.time) this.time[i] = time;
     return i;
   }
 
@@ -226,27 +261,29 @@ export class TraceBuilder {
   finish(format: string, recorded?: RecordedHistory): Trace {
     this.problems.throwIfAny();
     const n = this.n;
+    const a = this.allocs;
+    this.ids.trim();
     const trace: Trace = {
       path: this.file,
       format,
       meta: this.meta,
       length: n,
-      op: this.op.trimmed(n),
-      alloc: this.alloc.trimmed(n),
-      size: this.size.trimmed(n),
-      step: this.step.trimmed(n),
-      stream: this.stream ? this.stream.trimmed(n) : null,
-      tag: this.tag ? this.tag.trimmed(n) : null,
-      time: this.time ? this.time.trimmed(n) : null,
-      line: this.line.trimmed(n),
-      tags: this.tags,
-      allocCount: this.allocs,
+      op: this.op.slice(0, n),
+      alloc: this.alloc.slice(0, n),
+      size: this.size.slice(0, n),
+      step: this.step.slice(0, n),
+      stream: this.stream ? this.stream.slice(0, n) : null,
+      tag: this.tag ? this.tag.slice(0, n) : null,
+      time: this.time ? this.time.slice(0, n) : null,
+      line: this.line.slice(0, n),
+      tags: this.tags.strings,
+      allocCount: a,
       ids: this.ids,
-      allocEvent: this.allocEvent.trimmed(this.allocs),
-      freeEvent: this.freeEvent.trimmed(this.allocs),
+      allocEvent: this.allocEvent.slice(0, a),
+      freeEvent: this.freeEvent.slice(0, a),
       summary: {
         events: n,
-        allocs: this.allocs,
+        allocs: a,
         frees: this.frees,
         steps: this.stepSet.size,
         peakLiveBytes: this.peakLive,

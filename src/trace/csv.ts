@@ -5,6 +5,11 @@ import type { ByteSource } from './source.js';
  * doubled quotes and line breaks) and decodes them on demand. Lines starting with `#` (outside a
  * record) are comments; blank lines are skipped.
  */
+/** {@link CsvScanner.plainInt}: the field is empty or absent. */
+export const NO_VALUE = -Infinity;
+/** {@link CsvScanner.plainInt}: the field is not a plain integer. */
+export const NOT_PLAIN = NaN;
+
 export class CsvScanner {
   pos = 0;
   /** 1-based line where the current record starts. */
@@ -78,42 +83,31 @@ export class CsvScanner {
     for (;;) {
       let c = this.byte(p);
       if (c === 0x22) {
-        const start = p + 1;
-        p = start;
+        p = this.scanQuoted(p);
+      } else {
+        // Unquoted field: a tight loop over the buffer, refilling only at its end.
+        const start = p;
+        let buf = this.src.buf;
+        let end = this.src.end;
+        c = -1;
         for (;;) {
-          c = this.byte(p);
-          if (c < 0) {
-            this.error ??= { col: start - this.recordStart, message: 'unterminated quoted field' };
-            this.push(start, p, true);
-            this.pos = p;
-            return;
+          while (p < end) {
+            c = buf[p] as number;
+            if (c === 0x2c || c === 0x0a || c === 0x22) break;
+            p++;
           }
-          if (c === 0x22) {
-            if (this.byte(p + 1) === 0x22) {
-              p += 2;
-              continue;
-            }
-            break;
-          }
-          if (c === 0x0a) this.nextLine++;
-          p++;
+          if (p < end || !this.src.fill()) break;
+          buf = this.src.buf;
+          end = this.src.end;
         }
-        this.push(start, p, true);
-        p++; // closing quote
-        c = this.byte(p);
-        if (c !== 0x2c && c !== 0x0a && c !== 0x0d && c >= 0) {
-          this.error ??= { col: p - this.recordStart + 1, message: 'unexpected text after a closing quote' };
+        if (p >= this.src.end) c = -1;
+        if (c === 0x22) {
+          this.error ??= { col: p - this.recordStart + 1, message: 'a quote inside an unquoted field' };
           while ((c = this.byte(p)) >= 0 && c !== 0x2c && c !== 0x0a) p++;
         }
-      } else {
-        const start = p;
-        while ((c = this.byte(p)) >= 0 && c !== 0x2c && c !== 0x0a) {
-          if (c === 0x22) this.error ??= { col: p - this.recordStart + 1, message: 'a quote inside an unquoted field' };
-          p++;
-        }
-        let end = p;
-        if (end > start && this.src.buf[end - 1] === 0x0d && c !== 0x2c) end--;
-        this.push(start, end, false);
+        let fieldEnd = p;
+        if (fieldEnd > start && this.src.buf[fieldEnd - 1] === 0x0d && c !== 0x2c) fieldEnd--;
+        this.push(start, fieldEnd, false);
       }
       c = this.byte(p);
       if (c === 0x2c) {
@@ -126,6 +120,38 @@ export class CsvScanner {
       this.pos = p;
       return;
     }
+  }
+
+  /** Scans a quoted field starting at its opening quote; returns the position after it. */
+  private scanQuoted(q: number): number {
+    const start = q + 1;
+    let p = start;
+    let c: number;
+    for (;;) {
+      c = this.byte(p);
+      if (c < 0) {
+        this.error ??= { col: start - this.recordStart, message: 'unterminated quoted field' };
+        this.push(start, p, true);
+        return p;
+      }
+      if (c === 0x22) {
+        if (this.byte(p + 1) === 0x22) {
+          p += 2;
+          continue;
+        }
+        break;
+      }
+      if (c === 0x0a) this.nextLine++;
+      p++;
+    }
+    this.push(start, p, true);
+    p++; // closing quote
+    c = this.byte(p);
+    if (c !== 0x2c && c !== 0x0a && c !== 0x0d && c >= 0) {
+      this.error ??= { col: p - this.recordStart + 1, message: 'unexpected text after a closing quote' };
+      while ((c = this.byte(p)) >= 0 && c !== 0x2c && c !== 0x0a) p++;
+    }
+    return p;
   }
 
   /** 1-based column of field `i` in the record's first line. */
@@ -184,6 +210,30 @@ export class CsvScanner {
     const t = this.text(i).trim();
     const n = t === '' ? NaN : Number(t);
     return Number.isNaN(n) ? t : n;
+  }
+
+  /**
+   * Field `i` as a plain decimal integer (optional minus sign, at most 15 digits, unquoted):
+   * its value; NO_VALUE when the field is empty or absent; NOT_PLAIN otherwise.
+   */
+  plainInt(i: number): number {
+    if (i < 0 || i >= this.count) return NO_VALUE;
+    const start = this.starts[i] as number;
+    const end = this.ends[i] as number;
+    if (start === end) return NO_VALUE;
+    if (this.quoted[i] || end - start > 15) return NOT_PLAIN;
+    const b = this.src.buf;
+    let q = start;
+    const neg = b[q] === 0x2d;
+    if (neg) q++;
+    if (q === end) return NOT_PLAIN;
+    let v = 0;
+    for (; q < end; q++) {
+      const d = (b[q] as number) - 0x30;
+      if (d < 0 || d > 9) return NOT_PLAIN;
+      v = v * 10 + d;
+    }
+    return neg ? -v : v;
   }
 
   /** Drops consumed input (call between records). */

@@ -1,10 +1,21 @@
 import type { TraceBuilder } from './builder.js';
 
+const encoder = new TextEncoder();
+
 /**
  * The raw values of one event's known fields, as a reader found them (JSON values, or numbers and
  * strings converted from CSV text). `undefined` means absent. One instance is reused for every event.
  */
+/** Marks a field whose value is a byte range of {@link RawEvent.buf} (an id or tag not yet made a string). */
+export const IN_BYTES = Symbol('in bytes');
+
 export class RawEvent {
+  /** Source bytes of the fields marked {@link IN_BYTES}. */
+  buf: Uint8Array = new Uint8Array(0);
+  idStart = 0;
+  idEnd = 0;
+  tagStart = 0;
+  tagEnd = 0;
   op: unknown = undefined;
   id: unknown = undefined;
   size: unknown = undefined;
@@ -57,9 +68,11 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
   if (op === undefined || op === null) return bad('op', 'missing field "op" (expected "alloc" or "free")');
   if (op !== 'alloc' && op !== 'free') return bad('op', `unknown op ${describe(op)} (expected "alloc" or "free")`);
 
-  let id: string;
+  let id = '';
   const rawId = ev.id;
-  if (typeof rawId === 'string') {
+  if (rawId === IN_BYTES) {
+    if (ev.idStart === ev.idEnd) return bad('id', 'id must not be empty');
+  } else if (typeof rawId === 'string') {
     if (rawId === '') return bad('id', 'id must not be empty');
     id = rawId;
   } else if (typeof rawId === 'number') {
@@ -94,7 +107,8 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
   }
 
   if (op === 'free') {
-    b.addFree(id, step, stream, time, line);
+    if (rawId === IN_BYTES) b.addFreeBytes(ev.buf, ev.idStart, ev.idEnd, step ?? NaN, stream ?? -1, time ?? NaN, line);
+    else b.addFree(id, step, stream, time, line);
     return;
   }
 
@@ -105,10 +119,17 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
   if (size < 0) return bad('size', `size must not be negative, got ${size}`);
   if (!Number.isSafeInteger(size)) return bad('size', `size ${size} is larger than 2^53-1 bytes`);
 
-  let tag: string | undefined;
-  if (ev.tag !== undefined && ev.tag !== null) {
+  let tagIndex = 0;
+  if (ev.tag === IN_BYTES) {
+    tagIndex = b.internTag(ev.buf, ev.tagStart, ev.tagEnd);
+  } else if (ev.tag !== undefined && ev.tag !== null) {
     if (typeof ev.tag !== 'string') return bad('tag', `tag must be a string, got ${describe(ev.tag)}`);
-    tag = ev.tag;
+    tagIndex = b.internTagString(ev.tag);
   }
-  b.addAlloc(id, size, step, stream ?? 0, tag, time, line);
+  if (rawId === IN_BYTES) {
+    b.addAllocBytes(ev.buf, ev.idStart, ev.idEnd, size, step ?? NaN, stream ?? 0, tagIndex, time ?? NaN, line);
+  } else {
+    const bytes = encoder.encode(id);
+    b.addAllocBytes(bytes, 0, bytes.length, size, step ?? NaN, stream ?? 0, tagIndex, time ?? NaN, line);
+  }
 }

@@ -5,3 +5,4 @@ export { registerReader, traceReaders, type TraceReader, type ReadOptions } from
 export { ByteSource } from './source.js';
 export { TraceWriter, writeTrace, type EventSink, type WriteFormat } from './write.js';
 export { traceFromEvents, type EventObject } from './from-events.js';
+export { IdTable, StringInterner } from './id-table.js';

@@ -168,6 +168,36 @@ export class JsonScanner {
     }
   }
 
+  /** Byte range of the last string taken by {@link JsonScanner.takePlainString}. */
+  strStart = 0;
+  strEnd = 0;
+
+  /**
+   * Takes a string at `pos` (the opening quote) without building it, when it has no escapes: sets
+   * strStart/strEnd and returns true. Returns false, consuming nothing, when it has escapes.
+   */
+  takePlainString(): boolean {
+    const start = this.pos + 1;
+    let p = start;
+    for (;;) {
+      if (p >= this.src.end && !this.src.fill()) this.fail('unterminated string', start - 1);
+      const buf = this.src.buf;
+      const end = this.src.end;
+      while (p < end) {
+        const c = buf[p] as number;
+        if (c === QUOTE) {
+          this.strStart = start;
+          this.strEnd = p;
+          this.pos = p + 1;
+          return true;
+        }
+        if (c === BACKSLASH) return false;
+        if (c < 0x20) this.fail('control character in string (strings may not span lines)', p);
+        p++;
+      }
+    }
+  }
+
   /** Parses a string at `pos` (which holds the opening quote). */
   parseString(): string {
     const start = ++this.pos;
@@ -245,51 +275,67 @@ export class JsonScanner {
   /** Parses a number at `pos`, checking JSON's grammar. */
   parseNumber(): number {
     const start = this.pos;
+    // Numbers are short: make sure the next 40 bytes (or the rest of the input) are in the buffer,
+    // then scan without refilling.
+    while (this.src.end - start < 40 && this.src.fill()) {
+      /* keep filling */
+    }
+    const buf = this.src.buf;
+    const end = this.src.end;
     let p = start;
     let isPlainInt = true;
-    const at = (q: number): number => {
-      if (q >= this.src.end && !this.src.fill()) return -1;
-      return this.src.buf[q] as number;
-    };
-    if (at(p) === 0x2d) p++;
-    let c = at(p);
+    let c = p < end ? (buf[p] as number) : -1;
+    if (c === 0x2d) c = ++p < end ? (buf[p] as number) : -1;
     if (c === 0x30) {
       p++;
     } else if (c >= 0x31 && c <= 0x39) {
-      while ((c = at(p)) >= 0x30 && c <= 0x39) p++;
+      while (p < end && (c = buf[p] as number) >= 0x30 && c <= 0x39) p++;
     } else {
       this.fail('invalid number', start);
     }
-    c = at(p);
+    c = p < end ? (buf[p] as number) : -1;
     if (c === 0x2e) {
       isPlainInt = false;
       p++;
-      if (!((c = at(p)) >= 0x30 && c <= 0x39)) this.fail('invalid number: digits expected after "."', p);
-      while ((c = at(p)) >= 0x30 && c <= 0x39) p++;
+      if (!(p < end && (c = buf[p] as number) >= 0x30 && c <= 0x39)) this.fail('invalid number: digits expected after "."', p);
+      while (p < end && (c = buf[p] as number) >= 0x30 && c <= 0x39) p++;
+      c = p < end ? (buf[p] as number) : -1;
     }
-    c = at(p);
     if (c === 0x65 || c === 0x45) {
       isPlainInt = false;
       p++;
-      c = at(p);
+      c = p < end ? (buf[p] as number) : -1;
       if (c === 0x2b || c === 0x2d) p++;
-      if (!((c = at(p)) >= 0x30 && c <= 0x39)) this.fail('invalid number: exponent digits expected', p);
-      while ((c = at(p)) >= 0x30 && c <= 0x39) p++;
+      if (!(p < end && (c = buf[p] as number) >= 0x30 && c <= 0x39)) this.fail('invalid number: exponent digits expected', p);
+      while (p < end && (c = buf[p] as number) >= 0x30 && c <= 0x39) p++;
     }
+    if (p - start > 32) return this.parseLongNumber(start);
     this.pos = p;
-    const buf = this.src.buf;
     if (isPlainInt && p - start <= 15) {
-      let neg = false;
       let q = start;
-      if (buf[q] === 0x2d) {
-        neg = true;
-        q++;
-      }
+      const neg = buf[q] === 0x2d;
+      if (neg) q++;
       let v = 0;
       for (; q < p; q++) v = v * 10 + ((buf[q] as number) - 0x30);
       return neg ? -v : v;
     }
     return Number(buf.toString('latin1', start, p));
+  }
+
+  /** A number token longer than the scan window (rare): collect it whole, then convert. */
+  private parseLongNumber(start: number): number {
+    let p = start;
+    for (;;) {
+      if (p >= this.src.end && !this.src.fill()) break;
+      const c = this.src.buf[p] as number;
+      if (!((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45)) break;
+      p++;
+    }
+    this.pos = p;
+    const text = this.src.buf.toString('latin1', start, p);
+    const v = Number(text);
+    if (Number.isNaN(v)) this.fail('invalid number', start);
+    return v;
   }
 
   /** Skips any value without building it. */

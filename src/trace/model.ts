@@ -6,6 +6,8 @@
  * replay engine never looks up ids by string.
  */
 
+import type { IdTable } from './id-table.js';
+
 export const OP_ALLOC = 0;
 export const OP_FREE = 1;
 
@@ -72,8 +74,8 @@ export interface Trace {
   tags: string[];
   /** Number of allocations (alloc events). */
   allocCount: number;
-  /** The id of each allocation, as written in the source (integers as decimal strings). */
-  ids: string[];
+  /** The id of each allocation, as written in the source (integers as decimal strings): `ids.get(a)`. */
+  ids: IdTable;
   /** Event index of each allocation's alloc. */
   allocEvent: Uint32Array;
   /** Event index of each allocation's free, or -1 when it is never freed. */

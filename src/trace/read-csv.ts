@@ -1,10 +1,45 @@
 import type { TraceBuilder } from './builder.js';
-import { CsvScanner } from './csv.js';
+import { CsvScanner, NO_VALUE } from './csv.js';
 import { addRawEvent, type EventField, RawEvent } from './event-fields.js';
 import type { ByteSource } from './source.js';
 
 const RELEASE_AFTER = 1 << 20;
 const KNOWN: readonly EventField[] = ['op', 'id', 'size', 'step', 'stream', 'tag', 'time'];
+
+/**
+ * The common case without building a string per field: plain op, unquoted id and tag, plain
+ * integers. Anything else (including every invalid value) takes the general path, which checks and
+ * reports it; returns false then.
+ */
+function fastPath(sc: CsvScanner, b: TraceBuilder, col: Record<EventField, number>, line: number): boolean {
+  const isAlloc = sc.equals(col.op, 'alloc');
+  if (!isAlloc && !sc.equals(col.op, 'free')) return false;
+  const idc = col.id;
+  if (idc >= sc.count || sc.quoted[idc] || sc.starts[idc] === sc.ends[idc]) return false;
+  const step = sc.plainInt(col.step);
+  if (step !== step) return false;
+  const stream = sc.plainInt(col.stream);
+  if (stream !== stream || stream < 0 && stream !== NO_VALUE) return false;
+  if (col.time >= 0 && !sc.isEmpty(col.time)) return false;
+  const buf = sc.src.buf;
+  const idStart = sc.starts[idc] as number;
+  const idEnd = sc.ends[idc] as number;
+  const stepValue = step === NO_VALUE ? NaN : step;
+  if (!isAlloc) {
+    b.addFreeBytes(buf, idStart, idEnd, stepValue, stream === NO_VALUE ? -1 : stream, NaN, line);
+    return true;
+  }
+  const size = sc.plainInt(col.size);
+  if (size !== size || size < 0) return false;
+  let tagIndex = 0;
+  const tc = col.tag;
+  if (tc >= 0 && tc < sc.count && sc.starts[tc] !== sc.ends[tc]) {
+    if (sc.quoted[tc]) return false;
+    tagIndex = b.internTag(buf, sc.starts[tc] as number, sc.ends[tc] as number);
+  }
+  b.addAllocBytes(buf, idStart, idEnd, size, stepValue, stream === NO_VALUE ? 0 : stream, tagIndex, NaN, line);
+  return true;
+}
 
 /**
  * Reads a CSV trace: a header row naming the columns (`op,id,size` required; `step,stream,tag,time`
@@ -40,6 +75,10 @@ export function readCsv(src: ByteSource, b: TraceBuilder): void {
     const line = sc.line;
     if (sc.error) {
       b.problem({ line, col: sc.error.col, message: sc.error.message });
+      continue;
+    }
+    if (fastPath(sc, b, col, line)) {
+      if (sc.pos > RELEASE_AFTER) sc.release();
       continue;
     }
     ev.reset();

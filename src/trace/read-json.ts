@@ -1,5 +1,5 @@
 import type { TraceBuilder } from './builder.js';
-import { addRawEvent, RawEvent } from './event-fields.js';
+import { addRawEvent, IN_BYTES, RawEvent } from './event-fields.js';
 import { JsonScanner, JsonSyntaxError } from './json-scanner.js';
 import type { TraceMeta } from './model.js';
 import type { ByteSource } from './source.js';
@@ -101,11 +101,27 @@ export function parseEventObject(sc: JsonScanner, ev: RawEvent): void {
           ev.op = sc.parseValue();
         }
         break;
-      case Key.Id: ev.id = sc.parseValue(); break;
+      case Key.Id:
+        if (sc.ws() === 0x22 && sc.takePlainString()) {
+          ev.id = IN_BYTES;
+          ev.idStart = sc.strStart;
+          ev.idEnd = sc.strEnd;
+        } else {
+          ev.id = sc.parseValue();
+        }
+        break;
       case Key.Size: ev.size = sc.parseValue(); break;
       case Key.Step: ev.step = sc.parseValue(); break;
       case Key.Stream: ev.stream = sc.parseValue(); break;
-      case Key.Tag: ev.tag = sc.parseValue(); break;
+      case Key.Tag:
+        if (sc.ws() === 0x22 && sc.takePlainString()) {
+          ev.tag = IN_BYTES;
+          ev.tagStart = sc.strStart;
+          ev.tagEnd = sc.strEnd;
+        } else {
+          ev.tag = sc.parseValue();
+        }
+        break;
       case Key.Time: ev.time = sc.parseValue(); break;
       default: sc.skipValue();
     }
@@ -115,6 +131,8 @@ export function parseEventObject(sc: JsonScanner, ev: RawEvent): void {
       c = sc.ws();
     } else if (c === 0x7d) {
       sc.pos++;
+      // Byte ranges index the current buffer (fill may have replaced it by a larger copy).
+      ev.buf = sc.src.buf;
       return;
     } else {
       sc.fail(`expected "," or "}", found ${sc.describeHere()}`);

@@ -123,7 +123,7 @@ export function writeTrace(trace: Trace, path: string, format: WriteFormat): voi
   const w = new TraceWriter(path, format, trace.meta, { stream: trace.stream !== null, time: trace.time !== null });
   for (let i = 0; i < trace.length; i++) {
     const a = trace.alloc[i] as number;
-    const id = trace.ids[a] as string;
+    const id = trace.ids.get(a);
     const step = trace.step[i] as number;
     const stream = trace.stream ? (trace.stream[i] as number) : undefined;
     const t = trace.time ? (trace.time[i] as number) : NaN;

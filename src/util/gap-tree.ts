@@ -1,8 +1,8 @@
 /**
- * Free address ranges of a simulated address space, as a treap keyed by start address and augmented
+ * Free address ranges as a treap keyed by start address and augmented
  * with the largest gap in each subtree, so that first fit (lowest address that fits) is O(log n).
  */
-export class GapTree {
+export class GapTreap {
   private start: Float64Array;
   private len: Float64Array;
   private mx: Float64Array;
@@ -81,25 +81,97 @@ export class GapTree {
   release(addr: number, size: number): void {
     if (size <= 0) return;
     const end = addr + size;
-    const pred = this.floorNode(addr);
-    const succ = this.ceilNode(addr);
+    // One descent finds both neighbours (floor and ceiling of addr) and the path to them.
+    let path = this.pathBuf;
+    let depth = 0;
+    let pred = -1;
+    let predDepth = -1;
+    let succ = -1;
+    let succDepth = -1;
+    let t = this.root;
+    const start = this.start;
+    const left = this.left;
+    const right = this.right;
+    while (t >= 0) {
+      if (depth === path.length) path = this.pathBuf = growPath(path);
+      path[depth] = t;
+      if ((start[t] as number) <= addr) {
+        pred = t;
+        predDepth = depth;
+        t = right[t] as number;
+      } else {
+        succ = t;
+        succDepth = depth;
+        t = left[t] as number;
+      }
+      depth++;
+    }
     const joinsPred = pred >= 0 && (this.start[pred] as number) + (this.len[pred] as number) === addr;
     const joinsSucc = succ >= 0 && this.start[succ] === end;
     if (joinsPred && joinsSucc) {
-      const succLen = this.len[succ] as number;
-      this.root = this.removeAt(this.root, this.start[succ] as number);
-      this.len[pred] = (this.len[pred] as number) + size + succLen;
-      this.refresh(this.start[pred] as number);
+      // The two neighbours are adjacent in order, so one is the other's descendant and has at most
+      // one child on the side that matters: unlink the deeper one and widen the other.
+      const total = (this.len[pred] as number) + size + (this.len[succ] as number);
+      if (succDepth > predDepth) {
+        this.unlinkAt(path, succDepth, this.right[succ] as number);
+        this.len[pred] = total;
+        this.pullPath(path, succDepth - 1);
+      } else {
+        this.unlinkAt(path, predDepth, this.left[pred] as number);
+        this.start[succ] = this.start[pred] as number;
+        this.len[succ] = total;
+        this.pullPath(path, predDepth - 1);
+      }
     } else if (joinsPred) {
-      this.len[pred] = (this.len[pred] as number) + size;
-      this.refresh(this.start[pred] as number);
+      const grown = (this.len[pred] as number) + size;
+      this.len[pred] = grown;
+      this.raisePath(path, predDepth, grown);
     } else if (joinsSucc) {
       // Moving the start down keeps the order: nothing lies between pred and succ.
+      const grown = (this.len[succ] as number) + size;
       this.start[succ] = addr;
-      this.len[succ] = (this.len[succ] as number) + size;
-      this.refresh(addr);
+      this.len[succ] = grown;
+      this.raisePath(path, succDepth, grown);
     } else {
       this.insertNew(addr, size);
+    }
+  }
+
+  /** Replaces the node at path[d] by `child` (its only relevant child) and frees it. */
+  private unlinkAt(path: Int32Array, d: number, child: number): void {
+    const node = path[d] as number;
+    if (d === 0) this.root = child;
+    else {
+      const parent = path[d - 1] as number;
+      if (this.left[parent] === node) this.left[parent] = child;
+      else this.right[parent] = child;
+    }
+    this.left[node] = this.freeHead;
+    this.freeHead = node;
+    this.count--;
+  }
+
+  /** Recomputes subtree maxima from path[d] up to the root. */
+  private pullPath(path: Int32Array, d: number): void {
+    for (let k = d; k >= 0; k--) this.pull(path[k] as number);
+  }
+
+  /** After a gap on the path shrank: recompute maxima upwards until one does not change. */
+  private lowerPath(path: Int32Array, d: number): void {
+    for (let k = d; k >= 0; k--) {
+      const t = path[k] as number;
+      const old = this.mx[t] as number;
+      this.pull(t);
+      if (this.mx[t] === old) return;
+    }
+  }
+
+  /** After a gap on the path grew to `v`: raise maxima upwards while they are below it. */
+  private raisePath(path: Int32Array, d: number, v: number): void {
+    for (let k = d; k >= 0; k--) {
+      const t = path[k] as number;
+      if ((this.mx[t] as number) >= v) return;
+      this.mx[t] = v;
     }
   }
 
@@ -108,18 +180,65 @@ export class GapTree {
    * @returns its address, or -1 when no gap fits.
    */
   takeFirstFit(size: number, align: number): number {
-    let minStart = -Infinity;
-    for (;;) {
-      const t = this.firstFitFrom(this.root, minStart, size);
-      if (t < 0) return -1;
-      const s = this.start[t] as number;
-      const l = this.len[t] as number;
-      const a = Math.ceil(s / align) * align;
-      if (a + size <= s + l) {
-        this.carve(t, a, size);
-        return a;
+    // Fast path: the first gap long enough, found in one descent that records its path.
+    let path = this.pathBuf;
+    let depth = 0;
+    let t = this.root;
+    const mx = this.mx;
+    const left = this.left;
+    const right = this.right;
+    const len = this.len;
+    if (t < 0 || (mx[t] as number) < size) return -1;
+    while (t >= 0) {
+      if (depth === path.length) path = this.pathBuf = growPath(path);
+      path[depth++] = t;
+      const l = left[t] as number;
+      if (l >= 0 && (mx[l] as number) >= size) {
+        t = l;
+        continue;
       }
-      minStart = s + 1;
+      if ((len[t] as number) >= size) break;
+      t = right[t] as number;
+    }
+    const s = this.start[t] as number;
+    const a = align <= 1 ? s : Math.ceil(s / align) * align;
+    if (a + size <= s + (this.len[t] as number)) {
+      this.carveOnPath(path, depth - 1, a, size);
+      return a;
+    }
+    // Alignment pushed it out of that gap: look further right, gap by gap.
+    let minStart = s + 1;
+    for (;;) {
+      const u = this.firstFitFrom(this.root, minStart, size);
+      if (u < 0) return -1;
+      const us = this.start[u] as number;
+      const ua = Math.ceil(us / align) * align;
+      if (ua + size <= us + (this.len[u] as number)) {
+        this.carve(u, ua, size);
+        return ua;
+      }
+      minStart = us + 1;
+    }
+  }
+
+  /** Removes [a, a+size) from the gap at path[d], which contains it. */
+  private carveOnPath(path: Int32Array, d: number, a: number, size: number): void {
+    const t = path[d] as number;
+    const s = this.start[t] as number;
+    const tailStart = a + size;
+    const tailLen = s + (this.len[t] as number) - tailStart;
+    if (a === s && tailLen > 0) {
+      this.start[t] = tailStart;
+      this.len[t] = tailLen;
+      this.lowerPath(path, d);
+    } else if (a === s) {
+      const m = this.merge(this.left[t] as number, this.right[t] as number);
+      this.unlinkAt(path, d, m);
+      this.pullPath(path, d - 1);
+    } else {
+      this.len[t] = a - s;
+      this.lowerPath(path, d);
+      if (tailLen > 0) this.insertNew(tailStart, tailLen);
     }
   }
 
@@ -325,4 +444,180 @@ function growPath(p: Int32Array): Int32Array {
   const q = new Int32Array(p.length * 2);
   q.set(p);
   return q;
+}
+
+/** Above this many gaps the tree takes over; below LOW it hands back to the array. */
+const HIGH = 128;
+const LOW = 48;
+
+/**
+ * Free address ranges of a simulated address space with first fit. Few gaps (the common case) live
+ * in a sorted array, where a scan and a short shift beat any tree; past {@link HIGH} gaps they move
+ * to a {@link GapTreap}, so that every operation stays O(log n).
+ */
+export class GapTree {
+  private readonly start: Float64Array;
+  private readonly len: Float64Array;
+  private n = 0;
+  private tree: GapTreap | null = null;
+
+  /** @param high gaps beyond which the tree takes over; @param low gaps below which it hands back. */
+  constructor(
+    private readonly high = HIGH,
+    private readonly low = LOW,
+  ) {
+    this.start = new Float64Array(high + 2);
+    this.len = new Float64Array(high + 2);
+  }
+
+  /** Number of gaps. */
+  get count(): number {
+    return this.tree ? this.tree.count : this.n;
+  }
+
+  /** Largest gap. */
+  get largest(): number {
+    if (this.tree) return this.tree.largest;
+    let m = 0;
+    for (let i = 0; i < this.n; i++) if ((this.len[i] as number) > m) m = this.len[i] as number;
+    return m;
+  }
+
+  /** Adds a free range, merging with touching neighbours. */
+  release(addr: number, size: number): void {
+    if (size <= 0) return;
+    if (this.tree) {
+      this.tree.release(addr, size);
+      if (this.tree.count < this.low) this.toArray();
+      return;
+    }
+    const start = this.start;
+    const len = this.len;
+    // First gap starting after addr.
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((start[mid] as number) <= addr) lo = mid + 1;
+      else hi = mid;
+    }
+    const end = addr + size;
+    const joinsPred = lo > 0 && (start[lo - 1] as number) + (len[lo - 1] as number) === addr;
+    const joinsSucc = lo < this.n && start[lo] === end;
+    if (joinsPred && joinsSucc) {
+      len[lo - 1] = (len[lo - 1] as number) + size + (len[lo] as number);
+      this.removeAt(lo);
+    } else if (joinsPred) {
+      len[lo - 1] = (len[lo - 1] as number) + size;
+    } else if (joinsSucc) {
+      start[lo] = addr;
+      len[lo] = (len[lo] as number) + size;
+    } else {
+      this.insertAt(lo, addr, size);
+    }
+  }
+
+  /**
+   * Takes the lowest-addressed range of `size` bytes whose start is a multiple of `align`.
+   * @returns its address, or -1 when no gap fits.
+   */
+  takeFirstFit(size: number, align: number): number {
+    if (this.tree) {
+      const a = this.tree.takeFirstFit(size, align);
+      if (this.tree.count < this.low) this.toArray();
+      return a;
+    }
+    const start = this.start;
+    const len = this.len;
+    for (let i = 0; i < this.n; i++) {
+      const l = len[i] as number;
+      if (l < size) continue;
+      const s = start[i] as number;
+      const a = align <= 1 ? s : Math.ceil(s / align) * align;
+      if (a + size > s + l) continue;
+      this.carve(i, a, size);
+      return a;
+    }
+    return -1;
+  }
+
+  /** Takes exactly [addr, addr+size) if it is free; false otherwise. */
+  takeAt(addr: number, size: number): boolean {
+    if (this.tree) return this.tree.takeAt(addr, size);
+    for (let i = 0; i < this.n; i++) {
+      const s = this.start[i] as number;
+      if (s <= addr && addr + size <= s + (this.len[i] as number)) {
+        this.carve(i, addr, size);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Calls fn(start, length) for each gap in address order. */
+  forEach(fn: (start: number, length: number) => void): void {
+    if (this.tree) return this.tree.forEach(fn);
+    for (let i = 0; i < this.n; i++) fn(this.start[i] as number, this.len[i] as number);
+  }
+
+  private carve(i: number, a: number, size: number): void {
+    const s = this.start[i] as number;
+    const tailStart = a + size;
+    const tailLen = s + (this.len[i] as number) - tailStart;
+    if (a === s) {
+      if (tailLen === 0) this.removeAt(i);
+      else {
+        this.start[i] = tailStart;
+        this.len[i] = tailLen;
+      }
+    } else {
+      this.len[i] = a - s;
+      if (tailLen > 0) this.insertAt(i + 1, tailStart, tailLen);
+    }
+  }
+
+  private removeAt(i: number): void {
+    const start = this.start;
+    const len = this.len;
+    for (let k = i; k < this.n - 1; k++) {
+      start[k] = start[k + 1] as number;
+      len[k] = len[k + 1] as number;
+    }
+    this.n--;
+  }
+
+  private insertAt(i: number, addr: number, size: number): void {
+    if (this.n === this.high) {
+      this.toTree();
+      (this.tree as GapTreap).release(addr, size);
+      return;
+    }
+    const start = this.start;
+    const len = this.len;
+    for (let k = this.n; k > i; k--) {
+      start[k] = start[k - 1] as number;
+      len[k] = len[k - 1] as number;
+    }
+    start[i] = addr;
+    len[i] = size;
+    this.n++;
+  }
+
+  private toTree(): void {
+    const t = new GapTreap(this.high * 2);
+    for (let i = 0; i < this.n; i++) t.release(this.start[i] as number, this.len[i] as number);
+    this.tree = t;
+    this.n = 0;
+  }
+
+  private toArray(): void {
+    const t = this.tree as GapTreap;
+    this.n = 0;
+    t.forEach((s, l) => {
+      this.start[this.n] = s;
+      this.len[this.n] = l;
+      this.n++;
+    });
+    this.tree = null;
+  }
 }

@@ -1,31 +1,57 @@
 /**
- * An ordered set of (a, b) number pairs with an integer payload, as a treap in typed arrays: no
- * object per element, O(log n) expected per operation, deterministic (priorities come from a fixed
- * xorshift sequence, so the same operations always build the same tree).
+ * An ordered set of (a, b) number pairs with an integer payload: a B+ tree whose leaves are sorted
+ * runs of up to 64 pairs in typed arrays. Small sets are a single sorted array (a few compares and a
+ * short copy per operation); large ones stay O(log n) with a height of 3 for 10^5 elements. No
+ * object is allocated per element, and the same operations always build the same tree.
  *
- * Allocators use it for free lists ordered by (size, address), as std::set is used in the real ones.
+ * Queries return a *cursor* to an element (a small integer, or -1 for none); a cursor is valid until
+ * the set is next changed. Allocators use this for free lists ordered by (size, address), as the
+ * real ones use std::set.
  */
+const SHIFT = 6;
+const B = 1 << SHIFT; // entries per node
+const HALF = B >> 1;
+const MAX_DEPTH = 24;
+
 export class OrderedSet {
-  private ka: Float64Array;
-  private kb: Float64Array;
-  private pay: Int32Array;
-  private left: Int32Array;
-  private right: Int32Array;
-  private prio: Uint32Array;
-  private root = -1;
+  // Leaves: B slots each.
+  private la: Float64Array;
+  private lb: Float64Array;
+  private lp: Int32Array;
+  private lcount: Int32Array;
+  private lnext: Int32Array;
+  private lprev: Int32Array;
+  private leaves = 0;
+  private freeLeaf = -1;
+  // Inner nodes: B slots each; key k of child i is the smallest key that may be in child i
+  // (slot 0's key is never compared).
+  private ia: Float64Array;
+  private ib: Float64Array;
+  private ichild: Int32Array;
+  private icount: Int32Array;
+  private inners = 0;
+  private freeInner = -1;
+  /** Root: a leaf when height is 0, else an inner node. */
+  private root: number;
+  private height = 0;
   private count = 0;
-  private freeHead = -1;
-  private used = 0;
-  private seed = 0x9e3779b9;
+  // Descent path: node and child slot per level.
+  private readonly pathNode = new Int32Array(MAX_DEPTH);
+  private readonly pathSlot = new Int32Array(MAX_DEPTH);
 
   constructor(initialCapacity = 64) {
-    const n = Math.max(4, initialCapacity);
-    this.ka = new Float64Array(n);
-    this.kb = new Float64Array(n);
-    this.pay = new Int32Array(n);
-    this.left = new Int32Array(n);
-    this.right = new Int32Array(n);
-    this.prio = new Uint32Array(n);
+    const leaves = Math.max(2, Math.ceil((initialCapacity * 2) / B));
+    this.la = new Float64Array(leaves * B);
+    this.lb = new Float64Array(leaves * B);
+    this.lp = new Int32Array(leaves * B);
+    this.lcount = new Int32Array(leaves);
+    this.lnext = new Int32Array(leaves);
+    this.lprev = new Int32Array(leaves);
+    this.ia = new Float64Array(B);
+    this.ib = new Float64Array(B);
+    this.ichild = new Int32Array(B);
+    this.icount = new Int32Array(1);
+    this.root = this.newLeaf();
   }
 
   /** Number of elements. */
@@ -33,264 +59,360 @@ export class OrderedSet {
     return this.count;
   }
 
-  /** First key of a node returned by a query. */
-  a(node: number): number {
-    return this.ka[node] as number;
+  /** First key of the element at a cursor. */
+  a(cursor: number): number {
+    return this.la[cursor] as number;
   }
 
-  /** Second key of a node. */
-  b(node: number): number {
-    return this.kb[node] as number;
+  /** Second key of the element at a cursor. */
+  b(cursor: number): number {
+    return this.lb[cursor] as number;
   }
 
-  /** Payload of a node. */
-  payload(node: number): number {
-    return this.pay[node] as number;
+  /** Payload of the element at a cursor. */
+  payload(cursor: number): number {
+    return this.lp[cursor] as number;
   }
 
-  private nextPrio(): number {
-    let x = this.seed;
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    this.seed = x;
-    return x;
-  }
-
-  private grow(): void {
-    const n = this.ka.length * 2;
-    const g64 = (a: Float64Array): Float64Array => {
-      const b = new Float64Array(n);
-      b.set(a);
-      return b;
-    };
-    const g32 = (a: Int32Array): Int32Array => {
-      const b = new Int32Array(n);
-      b.set(a);
-      return b;
-    };
-    this.ka = g64(this.ka);
-    this.kb = g64(this.kb);
-    this.pay = g32(this.pay);
-    this.left = g32(this.left);
-    this.right = g32(this.right);
-    const p = new Uint32Array(n);
-    p.set(this.prio);
-    this.prio = p;
-  }
-
-  private newNode(a: number, b: number, payload: number): number {
-    let n: number;
-    if (this.freeHead >= 0) {
-      n = this.freeHead;
-      this.freeHead = this.left[n] as number;
+  private newLeaf(): number {
+    let l: number;
+    if (this.freeLeaf >= 0) {
+      l = this.freeLeaf;
+      this.freeLeaf = this.lnext[l] as number;
     } else {
-      if (this.used === this.ka.length) this.grow();
-      n = this.used++;
+      l = this.leaves++;
+      if (l === this.lcount.length) this.growLeaves();
     }
-    this.ka[n] = a;
-    this.kb[n] = b;
-    this.pay[n] = payload;
-    this.left[n] = -1;
-    this.right[n] = -1;
-    this.prio[n] = this.nextPrio();
-    return n;
+    this.lcount[l] = 0;
+    this.lnext[l] = -1;
+    this.lprev[l] = -1;
+    return l;
   }
 
-  private less(a1: number, b1: number, a2: number, b2: number): boolean {
-    return a1 < a2 || (a1 === a2 && b1 < b2);
+  private growLeaves(): void {
+    const n = this.lcount.length * 2;
+    const f = (x: Float64Array, m: number): Float64Array => {
+      const y = new Float64Array(m);
+      y.set(x);
+      return y;
+    };
+    const i = (x: Int32Array, m: number): Int32Array => {
+      const y = new Int32Array(m);
+      y.set(x);
+      return y;
+    };
+    this.la = f(this.la, n * B);
+    this.lb = f(this.lb, n * B);
+    this.lp = i(this.lp, n * B);
+    this.lcount = i(this.lcount, n);
+    this.lnext = i(this.lnext, n);
+    this.lprev = i(this.lprev, n);
   }
 
-  /** Inserts (a, b) with a payload; the pair must not be present. Returns the node. */
-  insert(a: number, b: number, payload = 0): number {
-    const n = this.newNode(a, b, payload);
-    this.root = this.insertAt(this.root, n);
-    this.count++;
-    return n;
-  }
-
-  private insertAt(t: number, n: number): number {
-    if (t < 0) return n;
-    const prio = this.prio;
-    if ((prio[n] as number) > (prio[t] as number)) {
-      this.split(t, this.ka[n] as number, this.kb[n] as number);
-      this.left[n] = this.splitL;
-      this.right[n] = this.splitR;
-      return n;
-    }
-    if (this.less(this.ka[n] as number, this.kb[n] as number, this.ka[t] as number, this.kb[t] as number)) {
-      this.left[t] = this.insertAt(this.left[t] as number, n);
+  private newInner(): number {
+    let t: number;
+    if (this.freeInner >= 0) {
+      t = this.freeInner;
+      this.freeInner = this.ichild[t << SHIFT] as number;
     } else {
-      this.right[t] = this.insertAt(this.right[t] as number, n);
+      t = this.inners++;
+      if (t === this.icount.length) {
+        const n = this.icount.length * 2;
+        const fa = new Float64Array(n * B);
+        fa.set(this.ia);
+        this.ia = fa;
+        const fb = new Float64Array(n * B);
+        fb.set(this.ib);
+        this.ib = fb;
+        const c = new Int32Array(n * B);
+        c.set(this.ichild);
+        this.ichild = c;
+        const k = new Int32Array(n);
+        k.set(this.icount);
+        this.icount = k;
+      }
+    }
+    this.icount[t] = 0;
+    return t;
+  }
+
+  /** Descends to the leaf that holds (or would hold) (a, b), recording the path. */
+  private descend(a: number, b: number): number {
+    let t = this.root;
+    const ia = this.ia;
+    const ib = this.ib;
+    for (let d = 0; d < this.height; d++) {
+      const base = t << SHIFT;
+      const n = this.icount[t] as number;
+      // Largest slot i >= 1 whose key <= (a, b); slot 0 otherwise.
+      let lo = 1;
+      let hi = n - 1;
+      let slot = 0;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const ka = ia[base + mid] as number;
+        if (ka < a || (ka === a && (ib[base + mid] as number) <= b)) {
+          slot = mid;
+          lo = mid + 1;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      this.pathNode[d] = t;
+      this.pathSlot[d] = slot;
+      t = this.ichild[base + slot] as number;
     }
     return t;
   }
 
-  private splitL = -1;
-  private splitR = -1;
-
-  /** Splits t into keys < (a, b) and keys >= (a, b). */
-  private split(t: number, a: number, b: number): void {
-    if (t < 0) {
-      this.splitL = this.splitR = -1;
-      return;
+  /** First index in leaf l with key >= (a, b) (strict: > (a, b)). */
+  private leafSearch(l: number, a: number, b: number, strict: boolean): number {
+    const base = l << SHIFT;
+    const la = this.la;
+    const lb = this.lb;
+    let lo = 0;
+    let hi = this.lcount[l] as number;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const ka = la[base + mid] as number;
+      const kb = lb[base + mid] as number;
+      const before = strict ? ka < a || (ka === a && kb <= b) : ka < a || (ka === a && kb < b);
+      if (before) lo = mid + 1;
+      else hi = mid;
     }
-    if (this.less(this.ka[t] as number, this.kb[t] as number, a, b)) {
-      this.split(this.right[t] as number, a, b);
-      this.right[t] = this.splitL;
-      this.splitL = t;
-    } else {
-      this.split(this.left[t] as number, a, b);
-      this.left[t] = this.splitR;
-      this.splitR = t;
-    }
+    return lo;
   }
 
-  private merge(l: number, r: number): number {
-    if (l < 0) return r;
-    if (r < 0) return l;
-    if ((this.prio[l] as number) > (this.prio[r] as number)) {
-      this.right[l] = this.merge(this.right[l] as number, r);
-      return l;
+  /** Cursor of the first element at or after index i of leaf l, or -1. */
+  private cursorFrom(l: number, i: number): number {
+    while (l >= 0 && i >= (this.lcount[l] as number)) {
+      l = this.lnext[l] as number;
+      i = 0;
     }
-    this.left[r] = this.merge(l, this.left[r] as number);
+    return l < 0 ? -1 : (l << SHIFT) + i;
+  }
+
+  /** Inserts (a, b) with a payload; the pair must not be present. Returns its cursor. */
+  insert(a: number, b: number, payload = 0): number {
+    let l = this.descend(a, b);
+    let i = this.leafSearch(l, a, b, false);
+    if ((this.lcount[l] as number) === B) {
+      const right = this.splitLeaf(l);
+      if (i > HALF) {
+        l = right;
+        i -= HALF;
+      }
+    }
+    const base = l << SHIFT;
+    const n = this.lcount[l] as number;
+    // Short shifts: a loop beats three native copyWithin calls.
+    const la = this.la;
+    const lb = this.lb;
+    const lp = this.lp;
+    for (let k = base + n; k > base + i; k--) {
+      la[k] = la[k - 1] as number;
+      lb[k] = lb[k - 1] as number;
+      lp[k] = lp[k - 1] as number;
+    }
+    this.la[base + i] = a;
+    this.lb[base + i] = b;
+    this.lp[base + i] = payload;
+    this.lcount[l] = n + 1;
+    this.count++;
+    return base + i;
+  }
+
+  /** Splits a full leaf (on the recorded path) into two halves; returns the right one. */
+  private splitLeaf(l: number): number {
+    const r = this.newLeaf();
+    const lb0 = l << SHIFT;
+    const rb0 = r << SHIFT;
+    this.la.copyWithin(rb0, lb0 + HALF, lb0 + B);
+    this.lb.copyWithin(rb0, lb0 + HALF, lb0 + B);
+    this.lp.copyWithin(rb0, lb0 + HALF, lb0 + B);
+    this.lcount[l] = HALF;
+    this.lcount[r] = B - HALF;
+    const next = this.lnext[l] as number;
+    this.lnext[r] = next;
+    this.lprev[r] = l;
+    if (next >= 0) this.lprev[next] = r;
+    this.lnext[l] = r;
+    this.insertChild(this.height - 1, this.la[rb0] as number, this.lb[rb0] as number, r);
+    return r;
+  }
+
+  /** Adds child `c` with smallest key (a, b) right after the path's slot at depth d. */
+  private insertChild(d: number, a: number, b: number, c: number): void {
+    if (d < 0) {
+      // The root split: a new root over the old one and c.
+      const t = this.newInner();
+      const base = t << SHIFT;
+      this.ichild[base] = this.root;
+      this.ia[base + 1] = a;
+      this.ib[base + 1] = b;
+      this.ichild[base + 1] = c;
+      this.icount[t] = 2;
+      this.root = t;
+      // Keep recorded paths valid for callers below: shift them down one level.
+      this.pathNode.copyWithin(1, 0, MAX_DEPTH - 1);
+      this.pathSlot.copyWithin(1, 0, MAX_DEPTH - 1);
+      this.pathNode[0] = t;
+      this.pathSlot[0] = 0;
+      this.height++;
+      if (this.height >= MAX_DEPTH) throw new Error('ordered set too deep');
+      return;
+    }
+    let t = this.pathNode[d] as number;
+    let slot = (this.pathSlot[d] as number) + 1;
+    if ((this.icount[t] as number) === B) {
+      const right = this.splitInner(d);
+      if (slot > HALF) {
+        t = right;
+        slot -= HALF;
+      }
+    }
+    const base = t << SHIFT;
+    const n = this.icount[t] as number;
+    this.ia.copyWithin(base + slot + 1, base + slot, base + n);
+    this.ib.copyWithin(base + slot + 1, base + slot, base + n);
+    this.ichild.copyWithin(base + slot + 1, base + slot, base + n);
+    this.ia[base + slot] = a;
+    this.ib[base + slot] = b;
+    this.ichild[base + slot] = c;
+    this.icount[t] = n + 1;
+  }
+
+  /** Splits the full inner node on the path at depth d; returns the right half. */
+  private splitInner(d: number): number {
+    const t = this.pathNode[d] as number;
+    const r = this.newInner();
+    const tb = t << SHIFT;
+    const rb = r << SHIFT;
+    this.ia.copyWithin(rb, tb + HALF, tb + B);
+    this.ib.copyWithin(rb, tb + HALF, tb + B);
+    this.ichild.copyWithin(rb, tb + HALF, tb + B);
+    this.icount[t] = HALF;
+    this.icount[r] = B - HALF;
+    this.insertChild(d - 1, this.ia[rb] as number, this.ib[rb] as number, r);
     return r;
   }
 
   /** Removes (a, b); returns false when it was not present. */
   remove(a: number, b: number): boolean {
-    let parent = -1;
-    let t = this.root;
-    let wentLeft = false;
-    const ka = this.ka;
-    const kb = this.kb;
-    while (t >= 0) {
-      const ta = ka[t] as number;
-      const tb = kb[t] as number;
-      if (ta === a && tb === b) break;
-      parent = t;
-      if (a < ta || (a === ta && b < tb)) {
-        t = this.left[t] as number;
-        wentLeft = true;
-      } else {
-        t = this.right[t] as number;
-        wentLeft = false;
-      }
+    const l = this.descend(a, b);
+    const i = this.leafSearch(l, a, b, false);
+    const base = l << SHIFT;
+    const n = this.lcount[l] as number;
+    const la = this.la;
+    const lb = this.lb;
+    const lp = this.lp;
+    if (i >= n || la[base + i] !== a || lb[base + i] !== b) return false;
+    for (let k = base + i; k < base + n - 1; k++) {
+      la[k] = la[k + 1] as number;
+      lb[k] = lb[k + 1] as number;
+      lp[k] = lp[k + 1] as number;
     }
-    if (t < 0) return false;
-    const m = this.merge(this.left[t] as number, this.right[t] as number);
-    if (parent < 0) this.root = m;
-    else if (wentLeft) this.left[parent] = m;
-    else this.right[parent] = m;
-    this.left[t] = this.freeHead;
-    this.freeHead = t;
+    this.lcount[l] = n - 1;
     this.count--;
+    if (n === 1 && this.height > 0) this.dropLeaf(l);
     return true;
   }
 
-  /** The node of the smallest pair >= (a, b), or -1. */
+  /** Unlinks an empty leaf from its parent (and empty ancestors). */
+  private dropLeaf(l: number): void {
+    const prev = this.lprev[l] as number;
+    const next = this.lnext[l] as number;
+    if (prev >= 0) this.lnext[prev] = next;
+    if (next >= 0) this.lprev[next] = prev;
+    this.lnext[l] = this.freeLeaf;
+    this.freeLeaf = l;
+    for (let d = this.height - 1; d >= 0; d--) {
+      const t = this.pathNode[d] as number;
+      const slot = this.pathSlot[d] as number;
+      const base = t << SHIFT;
+      const n = this.icount[t] as number;
+      this.ia.copyWithin(base + slot, base + slot + 1, base + n);
+      this.ib.copyWithin(base + slot, base + slot + 1, base + n);
+      this.ichild.copyWithin(base + slot, base + slot + 1, base + n);
+      this.icount[t] = n - 1;
+      if (n - 1 > 0) {
+        // A root with a single child gives way to it.
+        if (d === 0 && n - 1 === 1) {
+          this.root = this.ichild[base] as number;
+          this.ichild[base] = this.freeInner;
+          this.freeInner = t;
+          this.height--;
+        }
+        return;
+      }
+      this.ichild[base] = this.freeInner;
+      this.freeInner = t;
+    }
+  }
+
+  /** Cursor of the smallest pair >= (a, b), or -1. */
   lowerBound(a: number, b: number): number {
-    let t = this.root;
-    let best = -1;
-    const ka = this.ka;
-    const kb = this.kb;
-    while (t >= 0) {
-      const ta = ka[t] as number;
-      if (ta > a || (ta === a && (kb[t] as number) >= b)) {
-        best = t;
-        t = this.left[t] as number;
-      } else {
-        t = this.right[t] as number;
-      }
-    }
-    return best;
+    const l = this.descend(a, b);
+    return this.cursorFrom(l, this.leafSearch(l, a, b, false));
   }
 
-  /** The node of the smallest pair > (a, b), or -1. */
+  /** Cursor of the smallest pair > (a, b), or -1. */
   upperBound(a: number, b: number): number {
-    let t = this.root;
-    let best = -1;
-    const ka = this.ka;
-    const kb = this.kb;
-    while (t >= 0) {
-      const ta = ka[t] as number;
-      if (ta > a || (ta === a && (kb[t] as number) > b)) {
-        best = t;
-        t = this.left[t] as number;
-      } else {
-        t = this.right[t] as number;
-      }
-    }
-    return best;
+    const l = this.descend(a, b);
+    return this.cursorFrom(l, this.leafSearch(l, a, b, true));
   }
 
-  /** The node of the largest pair < (a, b), or -1. */
+  /** Cursor of the largest pair < (a, b), or -1. */
   predecessor(a: number, b: number): number {
-    let t = this.root;
-    let best = -1;
-    const ka = this.ka;
-    const kb = this.kb;
-    while (t >= 0) {
-      const ta = ka[t] as number;
-      if (ta < a || (ta === a && (kb[t] as number) < b)) {
-        best = t;
-        t = this.right[t] as number;
-      } else {
-        t = this.left[t] as number;
-      }
+    let l = this.descend(a, b);
+    const i = this.leafSearch(l, a, b, false);
+    if (i > 0) return (l << SHIFT) + i - 1;
+    for (l = this.lprev[l] as number; l >= 0; l = this.lprev[l] as number) {
+      const n = this.lcount[l] as number;
+      if (n > 0) return (l << SHIFT) + n - 1;
     }
-    return best;
+    return -1;
   }
 
-  /** The node of (a, b) itself, or -1. */
+  /** Cursor of (a, b) itself, or -1. */
   find(a: number, b: number): number {
-    const n = this.lowerBound(a, b);
-    return n >= 0 && this.ka[n] === a && this.kb[n] === b ? n : -1;
+    const c = this.lowerBound(a, b);
+    return c >= 0 && this.la[c] === a && this.lb[c] === b ? c : -1;
   }
 
-  /** The smallest element's node, or -1. */
+  /** Cursor of the smallest element, or -1. */
   first(): number {
     let t = this.root;
-    if (t < 0) return -1;
-    while ((this.left[t] as number) >= 0) t = this.left[t] as number;
-    return t;
+    for (let d = 0; d < this.height; d++) t = this.ichild[t << SHIFT] as number;
+    return this.cursorFrom(t, 0);
   }
 
-  /** The largest element's node, or -1. */
+  /** Cursor of the largest element, or -1. */
   last(): number {
     let t = this.root;
-    if (t < 0) return -1;
-    while ((this.right[t] as number) >= 0) t = this.right[t] as number;
-    return t;
+    for (let d = 0; d < this.height; d++) t = this.ichild[(t << SHIFT) + (this.icount[t] as number) - 1] as number;
+    const n = this.lcount[t] as number;
+    return n > 0 ? (t << SHIFT) + n - 1 : -1;
   }
 
-  /** The node after `node` in order, or -1. */
-  next(node: number): number {
-    return this.upperBound(this.ka[node] as number, this.kb[node] as number);
+  /** Cursor of the element after the one at `cursor`, or -1. */
+  next(cursor: number): number {
+    return this.cursorFrom(cursor >> SHIFT, (cursor & (B - 1)) + 1);
   }
 
   /** Calls `fn(a, b, payload)` for every element in ascending order (not on hot paths). */
   forEach(fn: (a: number, b: number, payload: number) => void): void {
-    const stack: number[] = [];
-    let t = this.root;
-    while (t >= 0 || stack.length > 0) {
-      while (t >= 0) {
-        stack.push(t);
-        t = this.left[t] as number;
-      }
-      t = stack.pop() as number;
-      fn(this.ka[t] as number, this.kb[t] as number, this.pay[t] as number);
-      t = this.right[t] as number;
-    }
+    for (let c = this.first(); c >= 0; c = this.next(c)) fn(this.la[c] as number, this.lb[c] as number, this.lp[c] as number);
   }
 
   /** Removes every element. */
   clear(): void {
-    this.root = -1;
+    this.leaves = 0;
+    this.inners = 0;
+    this.freeLeaf = -1;
+    this.freeInner = -1;
+    this.height = 0;
     this.count = 0;
-    this.freeHead = -1;
-    this.used = 0;
+    this.root = this.newLeaf();
   }
 }

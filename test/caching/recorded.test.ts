@@ -21,7 +21,7 @@ function snapshot(
   const t = traceFromEvents(events);
   const address = new Float64Array(t.allocCount).fill(NaN);
   const allocatedBytes = new Float64Array(t.allocCount).fill(NaN);
-  t.ids.forEach((id, a) => {
+  t.ids.toArray().forEach((id, a) => {
     if (id in opts.addr) address[a] = opts.addr[id] as number;
     if (opts.blocks && id in opts.blocks) allocatedBytes[a] = opts.blocks[id] as number;
   });

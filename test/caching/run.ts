@@ -25,8 +25,8 @@ export function runCaching(events: EventObject[] | Trace, options: Record<string
     capacityBytes,
     onOom: 'continue',
     onPlacement: (_e, a, address, _size, allocated) => {
-      at[trace.ids[a] as string] = address;
-      bytes[trace.ids[a] as string] = allocated;
+      at[trace.ids.get(a)] = address;
+      bytes[trace.ids.get(a)] = allocated;
     },
   });
   return { ...r, at, bytes, alloc: r.allocator as CachingAllocator, stats: r.report.allocator.stats as Record<string, number> };

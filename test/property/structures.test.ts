@@ -43,18 +43,80 @@ describe('OrderedSet agrees with a sorted array', () => {
   });
 });
 
+describe('OrderedSet with thousands of elements (splits, empty leaves, a shrinking root)', () => {
+  it('matches a sorted array through growth and shrinkage', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 31 }), fc.integer({ min: 200, max: 6000 }), (seed, n) => {
+        let x = seed;
+        const rnd = (m: number): number => {
+          x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+          return x % m;
+        };
+        const s = new OrderedSet(4);
+        const ref = new Map<string, [number, number]>();
+        const check = (): void => {
+          const sorted = [...ref.values()].sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+          const walk: [number, number][] = [];
+          s.forEach((a, b) => walk.push([a, b]));
+          expect(walk).toEqual(sorted);
+          expect(s.size).toBe(sorted.length);
+          for (let k = 0; k < 20; k++) {
+            const q: [number, number] = [rnd(n), rnd(4)];
+            const lb = sorted.find((r) => r[0] > q[0] || (r[0] === q[0] && r[1] >= q[1])) ?? null;
+            const c = s.lowerBound(q[0], q[1]);
+            expect(c < 0 ? null : [s.a(c), s.b(c)]).toEqual(lb);
+            const pr = [...sorted].reverse().find((r) => r[0] < q[0] || (r[0] === q[0] && r[1] < q[1])) ?? null;
+            const p = s.predecessor(q[0], q[1]);
+            expect(p < 0 ? null : [s.a(p), s.b(p)]).toEqual(pr);
+          }
+        };
+        // Grow to about n elements, then shrink to a few, then grow again.
+        for (const [target, rounds] of [[n, n * 2], [5, n * 2], [n / 2, n]] as const) {
+          for (let k = 0; k < rounds; k++) {
+            const a = rnd(n);
+            const b = rnd(4);
+            const key = `${a},${b}`;
+            if (ref.size < target ? !ref.has(key) : false) {
+              s.insert(a, b, a);
+              ref.set(key, [a, b]);
+            } else if (ref.size >= target && ref.size > 0) {
+              const [ka, kb] = [...ref.values()][rnd(ref.size)] as [number, number];
+              expect(s.remove(ka, kb)).toBe(true);
+              ref.delete(`${ka},${kb}`);
+            }
+          }
+          check();
+        }
+        expect(s.remove(-1, -1)).toBe(false);
+      }),
+      { numRuns: 12 },
+    );
+  });
+});
+
 describe('GapTree first fit agrees with a list of gaps', () => {
   it('takeFirstFit and release keep gaps merged and pick the lowest address that fits', () => {
     const SPACE = 1 << 16;
-    const op = fc.record({ take: fc.boolean(), size: fc.integer({ min: 1, max: 4096 }), align: fc.constantFrom(1, 16, 256, 1024), pick: fc.nat() });
+    const op = fc.record({ take: fc.boolean(), at: fc.integer({ min: -1, max: 60000 }), size: fc.integer({ min: 1, max: 4096 }), align: fc.constantFrom(1, 16, 256, 1024), pick: fc.nat() });
+    // Small thresholds so that the array, the treap and the moves between them are all exercised.
+    const shape = fc.constantFrom([128, 48], [4, 2], [8, 3]);
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
-        const g = new GapTree(4);
+      fc.property(fc.array(op, { maxLength: 200 }), shape, (ops, [high, low]) => {
+        const g = new GapTree(high, low);
         g.release(0, SPACE);
         const used = new Uint8Array(SPACE);
         const taken: [number, number][] = [];
         for (const o of ops) {
-          if (o.take || taken.length === 0) {
+          if (o.at >= 0 && o.at % 3 === 0) {
+            // takeAt: succeeds exactly when the whole range is free.
+            let free = o.at + o.size <= SPACE;
+            for (let k = o.at; free && k < o.at + o.size; k++) if (used[k]) free = false;
+            expect(g.takeAt(o.at, o.size)).toBe(free);
+            if (free) {
+              used.fill(1, o.at, o.at + o.size);
+              taken.push([o.at, o.size]);
+            }
+          } else if (o.take || taken.length === 0) {
             // Reference: the lowest aligned address with `size` free bytes.
             let want = -1;
             for (let a = 0; a + o.size <= SPACE; a += o.align) {

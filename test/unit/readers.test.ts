@@ -16,7 +16,7 @@ describe('memsim JSON, JSONL and CSV readers', () => {
     expect([...t.size]).toEqual([1000, 3000000, 3000000, 512, 1048577, 512, 1048577]);
     // A free without a step inherits the previous event's.
     expect([...t.step]).toEqual([0, 0, 0, 1, 1, 1, 2]);
-    expect(t.ids).toEqual(['w', 'a', 'b', '7']);
+    expect(t.ids.toArray()).toEqual(['w', 'a', 'b', '7']);
     expect([...t.alloc]).toEqual([0, 1, 1, 2, 3, 2, 3]);
     expect([...t.freeEvent]).toEqual([-1, 2, 5, 6]);
     expect(t.tag && t.tags[t.tag[4]!]).toBe('big, "quoted"');
@@ -66,7 +66,7 @@ describe('memsim JSON, JSONL and CSV readers', () => {
     const a = join(dir, 'esc.json');
     writeFileSync(a, '[{"op":"alloc","id":"\\u00e9t\\u00e9\\n","size":1,"tag":"naïve → \\ud83d\\ude00"}]');
     const t = readTrace(a);
-    expect(t.ids[0]).toBe('été\n');
+    expect(t.ids.get(0)).toBe('été\n');
     expect(t.tags[1]).toBe('naïve → 😀');
   });
 

@@ -49,7 +49,7 @@ describe('replay of a hand-computed trace through naive', () => {
   it('places blocks first fit from the device base', () => {
     const t = traceFromEvents([alloc('a', 512), alloc('b', 1024), free('a'), alloc('c', 100), alloc('d', 600)]);
     const placed: [string, number, number][] = [];
-    replay(t, { onPlacement: (_e, a, address, _s, allocated) => placed.push([t.ids[a]!, address - 0x7f0000000000, allocated]) });
+    replay(t, { onPlacement: (_e, a, address, _s, allocated) => placed.push([t.ids.get(a), address - 0x7f0000000000, allocated]) });
     expect(placed).toEqual([
       ['a', 0, 512],
       ['b', 512, 1024],

@@ -306,7 +306,7 @@ export class RecordedReplay implements SegmentPlacement {
     } else if (this.mismatches.length < MAX_MISMATCHES) {
       this.mismatches.push({
         event,
-        id: this.trace.ids[n] as string,
+        id: this.trace.ids.get(n),
         sizeBytes: this.trace.size[event] as number,
         recordedAddress: formatHex(recorded),
         simulatedAddress: Number.isFinite(simulated) ? formatHex(simulated) : null,

@@ -94,7 +94,7 @@ Examples:
           ...(placements
             ? {
                 onPlacement: (event: number, a: number, address: number, size: number, allocated: number) =>
-                  placements.line(`${event},${csvId(trace.ids[a] as string)},${formatHex(address)},${size},${allocated}`),
+                  placements.line(`${event},${csvId(trace.ids.get(a))},${formatHex(address)},${size},${allocated}`),
               }
             : {}),
         });

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// memsim benchmarks: parse MB/s per format, replay events/s per allocator, memory of in-memory traces.
+// Traces are generated once with `memsim gen` and cached in .bench-cache/ (git-ignored).
+// Usage: npm run bench [-- --sizes 1e5,1e6,1e7 --formats csv,jsonl,json --allocators all --workload training]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cache = join(root, '.bench-cache');
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
+);
+const sizes = (args.sizes ?? '1e5,1e6,1e7').split(',').map(Number);
+const formats = (args.formats ?? 'csv,jsonl,json').split(',');
+const workload = args.workload ?? 'training';
+const allocatorsArg = args.allocators ?? 'all';
+
+mkdirSync(cache, { recursive: true });
+
+function tracePath(events, format) {
+  return join(cache, `${workload}-${events}.${format}`);
+}
+
+function ensureTrace(events, format) {
+  const p = tracePath(events, format);
+  if (!existsSync(p)) {
+    process.stderr.write(`generating ${p} …\n`);
+    execFileSync(process.execPath, [join(root, 'bin', 'memsim.js'), 'gen', workload, '--events', String(events), '--format', format, '--output', p], { stdio: 'inherit' });
+  }
+  return p;
+}
+
+function measure(task) {
+  const r = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', join(root, 'bench', 'task.mjs'), JSON.stringify(task)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`bench task failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+const fmt = (x, d = 1) => x.toFixed(d);
+const mega = (x) => `${fmt(x / 1e6, 2)} M`;
+const rows = [];
+console.log(`memsim bench · node ${process.version} · ${workload} traces`);
+console.log('\nparse (readTrace: syntax + semantic checks + columnar build)');
+console.log('events      format  file MB   MB/s     events/s   trace MiB   max RSS MiB');
+for (const n of sizes) {
+  for (const f of formats) {
+    const p = ensureTrace(n, f);
+    const r = measure({ kind: 'parse', path: p });
+    const mb = statSync(p).size / 1e6;
+    rows.push({ kind: 'parse', events: r.events, format: f, mbPerSec: mb / r.seconds, ...r });
+    console.log(
+      `${String(r.events).padEnd(11)} ${f.padEnd(7)} ${fmt(mb).padStart(7)} ${fmt(mb / r.seconds).padStart(7)}  ${mega(r.events / r.seconds).padStart(10)}   ${fmt(r.traceMiB).padStart(9)}   ${fmt(r.maxRssMiB).padStart(11)}`,
+    );
+  }
+}
+console.log('\nreplay (engine + allocator, trace already in memory)');
+console.log('events      allocator        events/s     seconds   peak reserved       max RSS MiB');
+for (const n of sizes) {
+  const p = ensureTrace(n, 'csv');
+  const r = measure({ kind: 'replay', path: p, allocators: allocatorsArg });
+  for (const a of r.replays) {
+    rows.push({ kind: 'replay', events: r.events, ...a });
+    console.log(
+      `${String(r.events).padEnd(11)} ${a.allocator.padEnd(16)} ${mega(r.events / a.seconds).padStart(10)}   ${fmt(a.seconds, 2).padStart(7)}   ${String(a.peakReservedBytes).padStart(16)}   ${fmt(r.maxRssMiB).padStart(11)}`,
+    );
+  }
+}
+if (args.json) {
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(args.json, JSON.stringify(rows, null, 2));
+}
