@@ -101,7 +101,14 @@ export class RecordedReplay implements SegmentPlacement {
       a.insertIntoBlocks(id);
       this.addRange(s.address, s.sizeBytes, id);
     }
-    for (const group of groups.values()) this.loadExpandable(group);
+    // A reservation may not run into the next recorded segment (of another stream or pool).
+    const starts = sorted.map((x) => x.address);
+    for (const group of groups.values()) {
+      const last = group[group.length - 1] as RecordedSegment;
+      const end = last.address + last.sizeBytes;
+      const next = starts.find((x) => x >= end) ?? Infinity;
+      this.loadExpandable(group, next);
+    }
     this.ranges.sort((x, y) => x.start - y.start);
   }
 
@@ -113,22 +120,21 @@ export class RecordedReplay implements SegmentPlacement {
 
   /**
    * The mapped ranges of one stream's and pool's expandable segment: the reservation starts at the
-   * lowest of them; the gaps between them are unmapped.
+   * lowest of them, ends before `limit` (the next recorded segment) when it must, and the gaps
+   * between the ranges are unmapped.
    */
-  private loadExpandable(group: RecordedSegment[]): void {
+  private loadExpandable(group: RecordedSegment[], limit: number): void {
     const a = this.alloc;
     const first = group[0] as RecordedSegment;
     const last = group[group.length - 1] as RecordedSegment;
     const isSmall = first.pool === undefined ? first.sizeBytes <= kSmallBuffer : first.pool === 'small';
     const page = isSmall ? kSmallBuffer : kLargeBuffer;
     const span = Math.ceil((last.address + last.sizeBytes - first.address) / page) * page;
-    let space = Math.max(span, a.expandableSpaceBytes(page));
+    const room = Math.floor((limit - first.address) / page) * page;
+    const space = Math.max(span, Math.min(a.expandableSpaceBytes(page), room));
     if (!a.device.reserveAddressSpaceAt(first.address, space)) {
-      space = span;
-      if (!a.device.reserveAddressSpaceAt(first.address, space)) {
-        this.segmentsSkipped += group.length;
-        return;
-      }
+      this.segmentsSkipped += group.length;
+      return;
     }
     let rest = a.addExpandableSegment(first.address, space, a.streamIndex(first.stream), isSmall);
     for (const s of group) {
