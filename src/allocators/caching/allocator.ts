@@ -14,8 +14,6 @@ import { SegmentStore } from './segments.js';
 import { allocationSize, kMinBlockSize, kSmallSize, roundSize } from './sizes.js';
 import { captureState } from './state.js';
 import {
-  ACTIVE,
-  ACTIVE_BYTES,
   ALLOCATED_BYTES,
   ALLOCATION,
   INACTIVE_SPLIT,
@@ -91,8 +89,10 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     const size = this.plainRounding ? (origSize < kMinBlockSize ? kMinBlockSize : Math.ceil(origSize / kMinBlockSize) * kMinBlockSize) : roundSize(origSize, this.divisions);
     const isSmall = size <= kSmallSize;
     let block = this.getFreeBlock(streamIndex, isSmall, size);
-    const allocSize = block < 0 ? allocationSize(size) : 0;
-    if (block < 0) {
+    // A block found in the pool is still listed: alloc_found_block re-keys or removes it.
+    const listed = block >= 0;
+    const allocSize = listed ? 0 : allocationSize(size);
+    if (!listed) {
       if (this.gcActive) this.garbageCollect();
       block = this.allocBlock(streamIndex, isSmall, size, allocSize, false);
       if (block < 0 && this.releaseAvailableCachedBlocks(streamIndex, isSmall, size)) {
@@ -114,12 +114,13 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       };
       return FAILED;
     }
-    return this.allocFoundBlock(block, size, origSize, this.shouldSplit(block, size), event);
+    return this.allocFoundBlock(block, size, origSize, this.shouldSplit(block, size), event, listed);
   }
 
   /**
    * get_free_block: one lower_bound probe at (stream, size, 0) in the pool; the max_split_size rules
-   * refuse the candidate rather than look further.
+   * refuse the candidate rather than look further. The block found stays in its set for
+   * alloc_found_block (which would erase it and insert its remainder: one move instead).
    */
   private getFreeBlock(streamIndex: number, isSmall: boolean, size: number): number {
     const pool = isSmall ? 0 : 1;
@@ -134,7 +135,6 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     const found = this.size[id] as number;
     if (size < this.maxSplit && found >= this.maxSplit) return -1;
     if (size >= this.maxSplit && found >= size + this.maxNonSplitRounding) return -1;
-    this.setRemove(set, id);
     return id;
   }
 
@@ -146,14 +146,14 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   private expandableCandidate(set: number, start: number): number {
     let id = start;
     if (this.settings.expandableSegments) {
-      let next = this.setNext(set, id);
+      let next = this.setNext(id);
       while (next >= 0 && (this.seg[id] as number) >= 0 && this.expandableSize(next) < this.expandableSize(id)) {
         id = next;
-        next = this.setNext(set, id);
+        next = this.setNext(id);
       }
       return id;
     }
-    do id = this.setNext(set, id);
+    do id = this.setNext(id);
     while (id >= 0 && (this.seg[id] as number) >= 0);
     return id;
   }
@@ -170,8 +170,11 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     return size < this.maxSplit && remaining > kSmallSize;
   }
 
-  /** alloc_found_block: the low part of the block serves the request; the remainder stays cached. */
-  allocFoundBlock(id: number, size: number, origSize: number, split: boolean, event: number): number {
+  /**
+   * alloc_found_block: the low part of the block serves the request; the remainder (the same block
+   * with its start moved up) stays cached. `listed`: the block is still in its free set.
+   */
+  allocFoundBlock(id: number, size: number, origSize: number, split: boolean, event: number, listed: boolean): number {
     const isSmall = this.isSmall(id);
     const alreadySplit = this.isSplit(id);
     const inExpandable = (this.seg[id] as number) >= 0;
@@ -180,9 +183,16 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       const remaining = id;
       block = this.newBlock(this.streamOf[id] as number, size, this.ptr[id] as number, isSmall, this.seg[id] as number);
       this.splice(block, this.prev[remaining] as number, remaining);
-      this.ptr[remaining] = (this.ptr[remaining] as number) + size;
-      this.size[remaining] = (this.size[remaining] as number) - size;
-      this.insertIntoBlocks(remaining);
+      const rPtr = (this.ptr[remaining] as number) + size;
+      const rSize = (this.size[remaining] as number) - size;
+      if (listed) {
+        this.setRekey(this.setOf(remaining), remaining, rSize, rPtr);
+        this.gcBase[remaining] = this.gcCalls[isSmall ? 0 : 1] as number;
+      } else {
+        this.ptr[remaining] = rPtr;
+        this.size[remaining] = rSize;
+        this.insertIntoBlocks(remaining);
+      }
       if (!inExpandable) {
         if (alreadySplit) {
           this.counters.dec(INACTIVE_SPLIT_BYTES, isSmall, size);
@@ -191,9 +201,12 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
           this.counters.inc(INACTIVE_SPLIT, isSmall, 1);
         }
       }
-    } else if (alreadySplit && !inExpandable) {
-      this.counters.dec(INACTIVE_SPLIT_BYTES, isSmall, this.size[block] as number);
-      this.counters.dec(INACTIVE_SPLIT, isSmall, 1);
+    } else {
+      if (listed) this.eraseFromBlocks(id);
+      if (alreadySplit && !inExpandable) {
+        this.counters.dec(INACTIVE_SPLIT_BYTES, isSmall, this.size[block] as number);
+        this.counters.dec(INACTIVE_SPLIT, isSmall, 1);
+      }
     }
     return this.markAllocated(block, origSize, event);
   }
@@ -208,8 +221,6 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     const st = this.counters;
     st.inc(ALLOCATION, isSmall, 1);
     st.inc(ALLOCATED_BYTES, isSmall, bytes);
-    st.inc(ACTIVE, isSmall, 1);
-    st.inc(ACTIVE_BYTES, isSmall, bytes);
     st.inc(REQUESTED_BYTES, isSmall, origSize);
     if (bytes >= this.maxSplit) {
       st.oversizeAllocations++;
@@ -229,39 +240,62 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     this.freeBlock(handle);
   }
 
-  /** free_block: the block merges with its free neighbours and returns to its pool. */
+  /**
+   * free_block: the block merges with its free neighbours and returns to its pool. The merged
+   * block is the same whichever block object carries it, so a listed neighbour absorbs the others
+   * and is re-keyed in place of an erase and an insert.
+   */
   private freeBlock(id: number): void {
     const isSmall = this.isSmall(id);
     const origSize = this.size[id] as number;
     const req = this.requested[id] as number;
     const before = this.prev[id] as number;
     const after = this.next[id] as number;
+    const mergeBefore = before >= 0 && this.canMerge(id, before);
+    const mergeAfter = after >= 0 && this.canMerge(id, after);
     let netBlocks = 0;
     let netBytes = 0;
-    let absorbed = this.tryMerge(id, before);
-    if (absorbed > 0) {
+    let merged = id;
+    if (mergeBefore) {
+      // [before][id][after?]: before grows over id (and after).
+      let grownBy = origSize;
       netBlocks--;
-      netBytes -= absorbed;
-    }
-    absorbed = this.tryMerge(id, after);
-    if (absorbed > 0) {
+      netBytes -= this.size[before] as number;
+      if (mergeAfter) {
+        netBlocks--;
+        netBytes -= this.size[after] as number;
+        grownBy += this.size[after] as number;
+        this.eraseFromBlocks(after);
+        this.unlink(after);
+        this.deleteBlock(after);
+      }
+      this.unlink(id);
+      this.deleteBlock(id);
+      merged = before;
+      this.setRekey(this.setOf(before), before, (this.size[before] as number) + grownBy, this.ptr[before] as number);
+    } else if (mergeAfter) {
+      // [id][after]: after grows down over id.
       netBlocks--;
-      netBytes -= absorbed;
+      netBytes -= this.size[after] as number;
+      this.unlink(id);
+      this.deleteBlock(id);
+      merged = after;
+      this.setRekey(this.setOf(after), after, (this.size[after] as number) + origSize, this.ptr[id] as number);
+    } else {
+      this.insertIntoBlocks(id);
     }
-    this.insertIntoBlocks(id);
-    if (this.isSplit(id)) {
+    this.gcBase[merged] = this.gcCalls[isSmall ? 0 : 1] as number;
+    if (this.isSplit(merged)) {
       netBlocks++;
-      netBytes += this.size[id] as number;
+      netBytes += this.size[merged] as number;
     }
     const st = this.counters;
-    if ((this.seg[id] as number) < 0) {
+    if ((this.seg[merged] as number) < 0) {
       if (netBlocks > 0) st.inc(INACTIVE_SPLIT, isSmall, netBlocks);
       else if (netBlocks < 0) st.dec(INACTIVE_SPLIT, isSmall, -netBlocks);
       if (netBytes > 0) st.inc(INACTIVE_SPLIT_BYTES, isSmall, netBytes);
       else if (netBytes < 0) st.dec(INACTIVE_SPLIT_BYTES, isSmall, -netBytes);
     }
-    st.dec(ACTIVE, isSmall, 1);
-    st.dec(ACTIVE_BYTES, isSmall, origSize);
     st.dec(REQUESTED_BYTES, isSmall, req);
   }
 
@@ -303,7 +337,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     return {
       allocated_bytes: cur(ALLOCATED_BYTES),
       reserved_bytes: cur(RESERVED_BYTES),
-      active_bytes: cur(ACTIVE_BYTES),
+      active_bytes: cur(ALLOCATED_BYTES),
       inactive_split_bytes: cur(INACTIVE_SPLIT_BYTES),
       requested_bytes: cur(REQUESTED_BYTES),
       segments: cur(SEGMENT),

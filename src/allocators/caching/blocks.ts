@@ -198,6 +198,20 @@ export class BlockStore extends FreeSets {
     this.next[id] = after;
   }
 
+  /** A free neighbour that try_merge_blocks would absorb into `id`. */
+  canMerge(id: number, other: number): boolean {
+    const fo = this.flags[other] as number;
+    return (fo & F_ALLOCATED) === 0 && ((fo ^ (this.flags[id] as number)) & F_UNMAPPED) === 0;
+  }
+
+  /** Takes a block out of its segment's list, joining its neighbours. */
+  unlink(id: number): void {
+    const p = this.prev[id] as number;
+    const n = this.next[id] as number;
+    if (p >= 0) this.next[p] = n;
+    if (n >= 0) this.prev[n] = p;
+  }
+
   /**
    * try_merge_blocks: `dst` absorbs its free neighbour `src` when both are mapped or both unmapped;
    * `src` leaves its set and is deleted. Returns the bytes absorbed (0 when no merge).

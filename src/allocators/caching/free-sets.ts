@@ -1,8 +1,12 @@
 /**
  * The free-block sets of the caching allocator (BlockPool::blocks, a std::set ordered by size then
- * address within a stream), as treaps whose nodes are the block ids themselves: the keys are read
- * from the block arrays, and a block is in at most one set, so no node storage, copying or lookup
- * is needed. Insert and remove are iterative (no recursion), O(log n) expected; the priorities come
+ * address within a stream), as treaps whose nodes are the block ids themselves: keys are read from
+ * the block arrays and a block is in at most one set, so there is no node storage to manage.
+ *
+ * Nodes keep their parent and their in-order neighbours, so that removal needs no search (expected
+ * O(1) rotations), next/previous are O(1), and a block whose key changes (the remainder of a split,
+ * a block grown by a merge) is moved by walking from its old place: O(1) when its order is
+ * unchanged, a few steps when it moves a little, a root descent (O(log n)) otherwise. Priorities come
  * from a fixed xorshift sequence, so the same operations always build the same trees.
  */
 
@@ -12,14 +16,22 @@ function grown<T extends Float64Array | Int32Array>(a: T, n: number): T {
   return b;
 }
 
+/** Steps along the neighbours before a moved block is placed by a descent from the root. */
+const MAX_WALK = 8;
+
 /** Block addresses and sizes, with any number of ordered free sets over them. */
 export class FreeSets {
   ptr = new Float64Array(256);
   size = new Float64Array(256);
   private left = new Int32Array(256);
   private right = new Int32Array(256);
+  private parent = new Int32Array(256);
+  private prevOf = new Int32Array(256);
+  private nextOf = new Int32Array(256);
   private prio = new Int32Array(256);
   private roots = new Int32Array(8).fill(-1);
+  private firsts = new Int32Array(8).fill(-1);
+  private lasts = new Int32Array(8).fill(-1);
   private counts = new Int32Array(8);
   private seed = 0x2545f491;
   /** Number of sets. */
@@ -29,10 +41,16 @@ export class FreeSets {
   protected addSet(): number {
     const k = this.setCount++;
     if (k === this.roots.length) {
-      const r = new Int32Array(k * 2).fill(-1);
-      r.set(this.roots);
-      this.roots = r;
-      this.counts = grown(this.counts, k * 2);
+      const n = k * 2;
+      const minus = (a: Int32Array): Int32Array<ArrayBuffer> => {
+        const b = new Int32Array(n).fill(-1);
+        b.set(a);
+        return b;
+      };
+      this.roots = minus(this.roots);
+      this.firsts = minus(this.firsts);
+      this.lasts = minus(this.lasts);
+      this.counts = grown(this.counts, n);
     }
     return k;
   }
@@ -43,6 +61,9 @@ export class FreeSets {
     this.size = grown(this.size, n);
     this.left = grown(this.left, n);
     this.right = grown(this.right, n);
+    this.parent = grown(this.parent, n);
+    this.prevOf = grown(this.prevOf, n);
+    this.nextOf = grown(this.nextOf, n);
     this.prio = grown(this.prio, n);
   }
 
@@ -51,104 +72,165 @@ export class FreeSets {
     return this.counts[s] as number;
   }
 
+  /** True when (s1, p1) orders before (s2, p2). */
+  private static less(s1: number, p1: number, s2: number, p2: number): boolean {
+    return s1 < s2 || (s1 === s2 && p1 < p2);
+  }
+
   /** Adds block `id` to set `s` under its current (size, address). */
   setInsert(s: number, id: number): void {
+    // The in-order neighbours of the key, by a descent from the root.
     const size = this.size;
     const ptr = this.ptr;
-    const L = this.left;
-    const R = this.right;
-    const P = this.prio;
     const ks = size[id] as number;
     const kp = ptr[id] as number;
+    let before = -1;
+    let after = -1;
+    let t = this.roots[s] as number;
+    while (t >= 0) {
+      const ts = size[t] as number;
+      if (ts < ks || (ts === ks && (ptr[t] as number) < kp)) {
+        before = t;
+        t = this.right[t] as number;
+      } else {
+        after = t;
+        t = this.left[t] as number;
+      }
+    }
+    this.insertBetween(s, id, before, after);
+  }
+
+  /** Links `id` between its in-order neighbours as a leaf, then rotates it up to its priority. */
+  private insertBetween(s: number, id: number, before: number, after: number): void {
+    const L = this.left;
+    const R = this.right;
+    const Pa = this.parent;
     let x = this.seed;
     x ^= x << 13;
     x ^= x >>> 17;
     x ^= x << 5;
     this.seed = x;
-    P[id] = x;
-    // Down to where the new node's priority belongs.
-    let parent = -1;
-    let parentRight = false;
-    let t = this.roots[s] as number;
-    while (t >= 0 && (P[t] as number) >= x) {
-      parent = t;
-      const ts = size[t] as number;
-      parentRight = !(ks < ts || (ks === ts && kp < (ptr[t] as number)));
-      t = parentRight ? (R[t] as number) : (L[t] as number);
+    this.prio[id] = x;
+    L[id] = -1;
+    R[id] = -1;
+    // The leaf position is the right child of the predecessor or the left child of the successor.
+    if (before >= 0 && (R[before] as number) < 0) {
+      R[before] = id;
+      Pa[id] = before;
+    } else if (after >= 0) {
+      L[after] = id;
+      Pa[id] = after;
+    } else {
+      this.roots[s] = id;
+      Pa[id] = -1;
     }
-    // Split the subtree at t: keys below go left of the new node, the others right.
-    let lo = id;
-    let loRight = false;
-    let hi = id;
-    let hiRight = true;
-    while (t >= 0) {
-      const ts = size[t] as number;
-      if (ts < ks || (ts === ks && (ptr[t] as number) < kp)) {
-        if (loRight) R[lo] = t;
-        else L[lo] = t;
-        lo = t;
-        loRight = true;
-        t = R[t] as number;
-      } else {
-        if (hiRight) R[hi] = t;
-        else L[hi] = t;
-        hi = t;
-        hiRight = false;
-        t = L[t] as number;
-      }
-    }
-    if (loRight) R[lo] = -1;
-    else L[lo] = -1;
-    if (hiRight) R[hi] = -1;
-    else L[hi] = -1;
-    if (parent < 0) this.roots[s] = id;
-    else if (parentRight) R[parent] = id;
-    else L[parent] = id;
+    this.prevOf[id] = before;
+    this.nextOf[id] = after;
+    if (before >= 0) this.nextOf[before] = id;
+    else this.firsts[s] = id;
+    if (after >= 0) this.prevOf[after] = id;
+    else this.lasts[s] = id;
     this.counts[s] = (this.counts[s] as number) + 1;
+    // Rotate up while the priority is higher than the parent's.
+    const P = this.prio;
+    let p = Pa[id] as number;
+    while (p >= 0 && (P[p] as number) < x) {
+      const g = Pa[p] as number;
+      if (L[p] === id) {
+        const c = R[id] as number;
+        L[p] = c;
+        if (c >= 0) Pa[c] = p;
+        R[id] = p;
+      } else {
+        const c = L[id] as number;
+        R[p] = c;
+        if (c >= 0) Pa[c] = p;
+        L[id] = p;
+      }
+      Pa[p] = id;
+      Pa[id] = g;
+      if (g < 0) this.roots[s] = id;
+      else if (L[g] === p) L[g] = id;
+      else R[g] = id;
+      p = g;
+    }
   }
 
-  /** Removes block `id` from set `s`; its (size, address) must be the ones it was inserted with. */
+  /** Removes block `id` from set `s` (no search: its children are merged into its place). */
   setRemove(s: number, id: number): void {
-    const size = this.size;
-    const ptr = this.ptr;
     const L = this.left;
     const R = this.right;
+    const Pa = this.parent;
     const P = this.prio;
-    const ks = size[id] as number;
-    const kp = ptr[id] as number;
-    let parent = -1;
-    let slotRight = false;
-    let t = this.roots[s] as number;
-    while (t !== id) {
-      if (t < 0) throw new Error(`block ${id} is not in free set ${s}`);
-      parent = t;
-      const ts = size[t] as number;
-      slotRight = !(ks < ts || (ks === ts && kp < (ptr[t] as number)));
-      t = slotRight ? (R[t] as number) : (L[t] as number);
-    }
-    // Merge the children into the freed slot.
+    let slot = Pa[id] as number;
+    let slotLeft = slot >= 0 && L[slot] === id;
     let l = L[id] as number;
     let r = R[id] as number;
-    while (l >= 0 && r >= 0) {
+    for (;;) {
       // merge(l, r): the higher priority on top, the rest merged under its inner side.
-      const top = (P[l] as number) > (P[r] as number) ? l : r;
-      if (parent < 0) this.roots[s] = top;
-      else if (slotRight) R[parent] = top;
-      else L[parent] = top;
-      parent = top;
+      let top: number;
+      if (l < 0) top = r;
+      else if (r < 0) top = l;
+      else top = (P[l] as number) > (P[r] as number) ? l : r;
+      if (slot < 0) this.roots[s] = top;
+      else if (slotLeft) L[slot] = top;
+      else R[slot] = top;
+      if (top < 0) break;
+      Pa[top] = slot;
+      if (l < 0 || r < 0) break;
+      slot = top;
       if (top === l) {
-        slotRight = true;
+        slotLeft = false;
         l = R[l] as number;
       } else {
-        slotRight = false;
+        slotLeft = true;
         r = L[r] as number;
       }
     }
-    const rest = l >= 0 ? l : r;
-    if (parent < 0) this.roots[s] = rest;
-    else if (slotRight) R[parent] = rest;
-    else L[parent] = rest;
+    const before = this.prevOf[id] as number;
+    const after = this.nextOf[id] as number;
+    if (before >= 0) this.nextOf[before] = after;
+    else this.firsts[s] = after;
+    if (after >= 0) this.prevOf[after] = before;
+    else this.lasts[s] = before;
     this.counts[s] = (this.counts[s] as number) - 1;
+  }
+
+  /**
+   * Gives block `id` of set `s` the key (newSize, newPtr) and moves it to its new place: in place
+   * when its neighbours still bracket it, else from a short walk along them or a root descent.
+   */
+  setRekey(s: number, id: number, newSize: number, newPtr: number): void {
+    const size = this.size;
+    const ptr = this.ptr;
+    const less = FreeSets.less;
+    let before = this.prevOf[id] as number;
+    let after = this.nextOf[id] as number;
+    const fitsBefore = before < 0 || less(size[before] as number, ptr[before] as number, newSize, newPtr);
+    const fitsAfter = after < 0 || less(newSize, newPtr, size[after] as number, ptr[after] as number);
+    size[id] = newSize;
+    ptr[id] = newPtr;
+    if (fitsBefore && fitsAfter) return;
+    this.setRemove(s, id);
+    let steps = 0;
+    if (!fitsAfter) {
+      // Moving up: past the neighbours that are now below it.
+      before = after;
+      after = this.nextOf[after] as number;
+      while (after >= 0 && less(size[after] as number, ptr[after] as number, newSize, newPtr) && steps++ < MAX_WALK) {
+        before = after;
+        after = this.nextOf[after] as number;
+      }
+    } else {
+      after = before;
+      before = this.prevOf[before] as number;
+      while (before >= 0 && less(newSize, newPtr, size[before] as number, ptr[before] as number) && steps++ < MAX_WALK) {
+        after = before;
+        before = this.prevOf[before] as number;
+      }
+    }
+    if (steps > MAX_WALK) this.setInsert(s, id);
+    else this.insertBetween(s, id, before, after);
   }
 
   /** The first block of set `s` at or after (size, address), or -1 (std::set::lower_bound). */
@@ -169,68 +251,25 @@ export class FreeSets {
     return best;
   }
 
-  /** The block after `id` in set `s`, or -1. */
-  setNext(s: number, id: number): number {
-    const size = this.size;
-    const ptr = this.ptr;
-    const ks = size[id] as number;
-    const kp = ptr[id] as number;
-    let t = this.roots[s] as number;
-    let best = -1;
-    while (t >= 0) {
-      const ts = size[t] as number;
-      if (ts > ks || (ts === ks && (ptr[t] as number) > kp)) {
-        best = t;
-        t = this.left[t] as number;
-      } else {
-        t = this.right[t] as number;
-      }
-    }
-    return best;
+  /** The block after `id` in its set, or -1. */
+  setNext(id: number): number {
+    return this.nextOf[id] as number;
   }
 
-  /** The block before `id` in set `s`, or -1. */
-  setPrev(s: number, id: number): number {
-    const size = this.size;
-    const ptr = this.ptr;
-    const ks = size[id] as number;
-    const kp = ptr[id] as number;
-    let t = this.roots[s] as number;
-    let best = -1;
-    while (t >= 0) {
-      const ts = size[t] as number;
-      if (ts < ks || (ts === ks && (ptr[t] as number) < kp)) {
-        best = t;
-        t = this.right[t] as number;
-      } else {
-        t = this.left[t] as number;
-      }
-    }
-    return best;
+  /** The block before `id` in its set, or -1. */
+  setPrev(id: number): number {
+    return this.prevOf[id] as number;
   }
 
   /** The largest block of set `s`, or -1. */
   setLast(s: number): number {
-    let t = this.roots[s] as number;
-    if (t < 0) return -1;
-    while ((this.right[t] as number) >= 0) t = this.right[t] as number;
-    return t;
+    return this.lasts[s] as number;
   }
 
   /** The blocks of set `s` in order (not on hot paths). */
   setBlocks(s: number): number[] {
     const out: number[] = [];
-    const stack: number[] = [];
-    let t = this.roots[s] as number;
-    while (t >= 0 || stack.length > 0) {
-      while (t >= 0) {
-        stack.push(t);
-        t = this.left[t] as number;
-      }
-      t = stack.pop() as number;
-      out.push(t);
-      t = this.right[t] as number;
-    }
+    for (let t = this.firsts[s] as number; t >= 0; t = this.nextOf[t] as number) out.push(t);
     return out;
   }
 }

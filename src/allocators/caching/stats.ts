@@ -25,7 +25,12 @@ const NAMES = [
   'requested_bytes',
 ] as const;
 
-/** Current and peak values, per stat: [aggregate, small pool, large pool]. */
+/**
+ * Current and peak values, per stat: [aggregate, small pool, large pool]. `active` and
+ * `active_bytes` are not kept apart: a block stays active after its free only while other streams
+ * use it (record_stream), which a trace does not record, so they equal `allocation` and
+ * `allocated_bytes`.
+ */
 export class DeviceStats {
   /** Index stat*3 + (0 aggregate, 1 small pool, 2 large pool). */
   readonly current = new Float64Array(NAMES.length * 3);
@@ -70,7 +75,8 @@ export class DeviceStats {
   /** PyTorch's names: `{allocated_bytes: {current, peak, small_pool: …, large_pool: …}, …}`. */
   toJSON(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    NAMES.forEach((name, s) => {
+    NAMES.forEach((name, stat) => {
+      const s = stat === ACTIVE ? ALLOCATION : stat === ACTIVE_BYTES ? ALLOCATED_BYTES : stat;
       const at = (k: number): { current: number; peak: number } => ({ current: this.current[s * 3 + k] as number, peak: this.peak[s * 3 + k] as number });
       out[name] = { ...at(0), small_pool: at(1), large_pool: at(2) };
     });
