@@ -9,7 +9,6 @@ const rssMiB = () => process.resourceUsage().maxRSS / 1024;
 function traceMiB(t) {
   let bytes = 0;
   for (const k of ['op', 'alloc', 'size', 'step', 'stream', 'tag', 'time', 'line', 'allocEvent', 'freeEvent']) if (t[k]) bytes += t[k].byteLength;
-  // Strings: ids and tags (V8 one-byte strings: 16-byte header + characters, 8-byte aligned).
   bytes += t.ids.byteLength;
   return bytes / 2 ** 20;
 }

@@ -1,6 +1,6 @@
 import type { ReplayReport } from '../sim/report.js';
 import { formatBytes, formatCount, formatPercent, nativeLines } from './format.js';
-import { explainOom, stepRows } from './replay-text.js';
+import { explainOom, statCell, stepRows } from './replay-text.js';
 
 /** Escapes text for a Markdown table cell. */
 export function mdCell(s: string): string {
@@ -47,10 +47,16 @@ export function renderReplayMarkdown(r: ReplayReport): string {
   );
   for (const o of r.ooms.slice(0, 5)) {
     out.push('', `<details><summary>OOM at event ${formatCount(o.event)}${o.line !== null ? ` (line ${o.line})` : ''}: ${mdCell(o.id)} of ${formatBytes(o.sizeBytes)} — ${o.kind}</summary>`, '');
-    out.push(explainOom(o), '');
+    out.push(`**${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}**: ${explainOom(o)}`, '');
     const native = nativeLines(o.native, 'full');
     if (native.length > 0) out.push('```', ...native, '```');
     out.push('</details>');
+  }
+  const stats = Object.entries(r.allocator.stats);
+  if (stats.length > 0) {
+    out.push('', `<details><summary>${r.allocator.name} stats</summary>`, '');
+    out.push(mdTable(['stat', 'value'], stats.map(([k, v]) => [k, statCell(k, v)]), ['left', 'right']));
+    out.push('', '</details>');
   }
   if (r.steps.length > 1) {
     const rows = stepRows(r.steps).map((st) =>

@@ -59,10 +59,10 @@ export function explainOom(o: OomRecord): string {
   const need = formatBytes(o.liveBytes + o.sizeBytes);
   const cap = o.capacityBytes === null ? 'unlimited' : formatBytes(o.capacityBytes);
   if (o.kind === 'capacity') {
-    return `too little memory: live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} exceeds the limit (${cap}); no allocator could serve it`;
+    return `live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} exceeds the limit (${cap}); no allocator could serve it`;
   }
   return (
-    `fragmentation: live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} fits in ${cap}, ` +
+    `live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} fits in ${cap}, ` +
     `but the allocator holds ${formatBytes(o.reservedBytes)} with ${formatBytes(o.reservedBytes - o.allocatedBytes)} free in ` +
     `${formatCount(o.freeBlocks)} blocks (largest ${formatBytes(o.largestFreeBlockBytes)}); another allocator or setting could fit it`
   );
@@ -74,7 +74,8 @@ function oomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' 
   for (const o of shown) {
     const where = [`event ${formatCount(o.event)}`, o.line !== null ? `line ${o.line}` : '', `step ${o.step}`].filter(Boolean).join(', ');
     out.push(c.bold(`OOM at ${where}: alloc "${o.id}"${o.tag ? ` (${o.tag})` : ''} of ${formatBytes(o.sizeBytes)} (rounded to ${formatBytes(o.roundedBytes)})`));
-    out.push(`  ${o.kind === 'capacity' ? c.red('capacity') : c.yellow('fragmentation')} — ${explainOom(o)}`);
+    const kind = o.kind === 'capacity' ? c.red('capacity (too little memory)') : c.yellow('fragmentation');
+    out.push(`  ${kind}: ${explainOom(o)}`);
     const native = nativeLines(o.native, mode);
     if (native.length > 0) {
       out.push(`  ${r.allocator.name} says:`);
@@ -99,6 +100,27 @@ function stepTable(r: ReplayReport): string {
     if (s === null) t.push(['…', '', '', '', '']);
     else t.push([String(s.step), formatCount(s.events), formatBytes(s.peakLiveBytes), formatBytes(s.peakAllocatedBytes), formatBytes(s.peakReservedBytes)]);
   }
+  return t.toString();
+}
+
+/** A stats value in one cell: scalars as they are, bytes fields readable, lists and objects counted. */
+export function statCell(key: string, v: unknown): string {
+  if (v === null || v === undefined) return 'none';
+  if (typeof v === 'number') return /bytes|Bytes/.test(key) && Number.isFinite(v) ? `${formatBytes(v)} (${formatCount(v)})` : Number.isInteger(v) ? formatCount(v) : String(v);
+  if (typeof v === 'object') {
+    const json = JSON.stringify(v);
+    if (json.length <= 60) return json;
+    return Array.isArray(v) ? `${v.length} item${v.length === 1 ? '' : 's'} (JSON report)` : `${Object.keys(v as object).length} fields (JSON report)`;
+  }
+  return String(v);
+}
+
+/** The allocator's own statistics, as the real allocator names them. */
+function statsTable(r: ReplayReport): string | undefined {
+  const entries = Object.entries(r.allocator.stats);
+  if (entries.length === 0) return undefined;
+  const t = newTable([`${r.allocator.name} stats`, 'value'], ['left', 'right']);
+  for (const [k, v] of entries) t.push([k, statCell(k, v)]);
   return t.toString();
 }
 
@@ -129,6 +151,8 @@ export function renderReplayText(r: ReplayReport, options: RenderOptions = {}): 
   const skipped = t.skipped.unknownFree + t.skipped.doubleAlloc;
   if (skipped > 0) out.push(c.yellow(`skipped (--lenient): ${t.skipped.unknownFree} frees of non-live ids, ${t.skipped.doubleAlloc} allocs of live ids`));
   out.push(statusLine(r, c), '', summaryTable(r), '');
+  const stats = statsTable(r);
+  if (stats) out.push(stats, '');
   const spark = sparklines(r);
   if (spark.length > 0) out.push(...spark, '');
   if (r.ooms.length > 0) out.push(...oomSection(r, c, options.oomDump ?? 'compact'));

@@ -45,7 +45,7 @@ export function detectReader(path: string, head: Buffer, format?: string): Trace
  * input is invalid.
  */
 export function readTrace(path: string, options: ReadOptions = {}): Trace {
-  const src = new ByteSource(path);
+  const src = new ByteSource(path, 1 << 20, options.onProgress);
   src.fill();
   const head = src.buf.subarray(0, Math.min(src.end, 64 * 1024));
   const reader = detectReader(path, head, options.format);

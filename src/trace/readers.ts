@@ -13,6 +13,8 @@ export interface ReadOptions extends BuildOptions {
   device?: number;
   /** Allocator to import, for sources that log several (TensorFlow logs). */
   allocatorName?: string;
+  /** Called as the file is read (bytes so far, file size or 0 when unknown). */
+  onProgress?: (readBytes: number, totalBytes: number) => void;
 }
 
 /** A trace format: how to recognise it and how to read it into a builder. */

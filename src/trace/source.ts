@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { TraceError } from '../errors.js';
 
 /**
@@ -22,8 +22,15 @@ export class ByteSource {
   readonly file: string;
   private readonly chunk: number;
 
-  constructor(file: string, chunkBytes = 1 << 20) {
+  /** Size of the file (0 when unknown, e.g. a pipe). */
+  readonly totalBytes: number;
+  /** Bytes read so far. */
+  readBytes = 0;
+  private readonly onRead: ((readBytes: number, totalBytes: number) => void) | undefined;
+
+  constructor(file: string, chunkBytes = 1 << 20, onRead?: (readBytes: number, totalBytes: number) => void) {
     this.file = file;
+    this.onRead = onRead;
     this.chunk = chunkBytes;
     this.buf = Buffer.allocUnsafe(chunkBytes * 2);
     if (file === '-') {
@@ -37,6 +44,14 @@ export class ByteSource {
       }
       this.ownsFd = true;
     }
+    let total = 0;
+    try {
+      const st = fstatSync(this.fd);
+      if (st.isFile()) total = st.size;
+    } catch {
+      total = 0;
+    }
+    this.totalBytes = total;
   }
 
   /** Reads at least one more chunk; false at end of file. */
@@ -68,6 +83,8 @@ export class ByteSource {
       return false;
     }
     this.end += got;
+    this.readBytes += got;
+    this.onRead?.(this.readBytes, this.totalBytes);
     return true;
   }
 

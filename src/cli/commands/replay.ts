@@ -74,12 +74,15 @@ Examples:
     )
     .action((tracePath: string, raw: Record<string, unknown>) => {
       const o = parseOptions(schema, raw);
-      const progress = new Progress(o.progress as ProgressMode, 'replay');
+      const reading = new Progress(o.progress as ProgressMode, 'read');
       const trace = readTrace(tracePath, {
         lenient: o.lenient,
+        onProgress: (done, total) => reading.update(done, total, 'bytes'),
         ...(o.inputFormat ? { format: o.inputFormat } : {}),
         ...(o.device !== undefined ? { device: o.device } : {}),
       });
+      reading.done();
+      const progress = new Progress(o.progress as ProgressMode, 'replay');
       const placements = o.placements ? new LineFile(o.placements) : undefined;
       placements?.line('event,id,address,sizeBytes,allocatedBytes');
       const csvId = (id: string): string => (/[",\n\r]/.test(id) ? `"${id.replace(/"/g, '""')}"` : id);
