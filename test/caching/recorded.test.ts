@@ -126,6 +126,43 @@ describe('replaying a recorded PyTorch history', () => {
     expect(r.report['fidelity']).toMatchObject({ allocations: 0, sameAddressRatio: null });
   });
 
+  it('compares its final blocks with the recorded final segments, and releases what was released after the last event', () => {
+    const t = snapshot([alloc('i0', 3 * MiB - 100_000), alloc('w1', 30 * MiB), free('w1')], {
+      initialEvents: 1,
+      addr: { i0: SEG + 3 * MiB, w1: SEG2 },
+      blocks: { i0: 3 * MiB },
+      segments: [{ address: SEG, sizeBytes: 20 * MiB, stream: 0, pool: 'large' }],
+      segmentEvents: [
+        { beforeEvent: 1, action: 'alloc', address: SEG2, sizeBytes: 30 * MiB, stream: 0 },
+        { beforeEvent: 3, action: 'free', address: SEG2, sizeBytes: 30 * MiB, stream: 0 },
+      ],
+    });
+    type Block = { address: number; sizeBytes: number; state: string };
+    const final: (RecordedSegment & { blocks: Block[] })[] = [
+      {
+        address: SEG,
+        sizeBytes: 20 * MiB,
+        stream: 0,
+        pool: 'large',
+        blocks: [
+          { address: SEG, sizeBytes: 3 * MiB, state: 'free' },
+          { address: SEG + 3 * MiB, sizeBytes: 3 * MiB, state: 'pending' },
+          // Not what the simulation ends with: it has one free block of 14 MiB there.
+          { address: SEG + 6 * MiB, sizeBytes: 4 * MiB, state: 'free' },
+        ],
+      },
+    ];
+    t.recorded!.finalSegments = final;
+    const r = runCaching(t);
+    expect(r.report['fidelity']).toMatchObject({
+      allocations: 1,
+      sameAddress: 1,
+      reservedBytesSimulated: 20 * MiB,
+      reservedBytesRecorded: 20 * MiB,
+      finalBlocks: { recorded: 3, identical: 2 },
+    });
+  });
+
   it("takes the snapshot's allocator_settings as defaults, and the user's options over them", () => {
     const settings = { ...DEFAULT_SETTINGS, PYTORCH_CUDA_ALLOC_CONF: 'max_split_size_mb:40,per_process_memory_fraction:0.5', max_split_size: 40 * MiB };
     const t = snapshot(events, { ...base, addr: {}, settings });

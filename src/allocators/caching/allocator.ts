@@ -368,6 +368,11 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     };
   }
 
+  /** Segments the recorded allocator released after the last event are released too. */
+  finish(lastEvent: number): void {
+    this.recorded?.beforeEvent(lastEvent + 1);
+  }
+
   notes(): string[] {
     const out: string[] = [];
     if (this.settings.garbageCollectionThreshold > 0 && !this.setFraction) {

@@ -30,6 +30,11 @@ export interface Fidelity {
   sameAddressRatio: number | null;
   reservedBytesSimulated: number;
   reservedBytesRecorded: number;
+  /**
+   * When the history states its final segments block by block: how many of those blocks the
+   * simulation ends with at the same address, size and state (in use or free).
+   */
+  finalBlocks?: { recorded: number; identical: number };
   /** The first mismatches (up to 20), to look into. */
   mismatches: AddressMismatch[];
 }
@@ -330,14 +335,34 @@ export class RecordedReplay implements SegmentPlacement {
   }
 
   fidelity(): Fidelity {
+    const finalBlocks = this.compareFinalBlocks();
     return {
       allocations: this.allocations,
       sameAddress: this.same,
       sameAddressRatio: this.allocations > 0 ? Math.round((this.same / this.allocations) * 1e6) / 1e6 : null,
       reservedBytesSimulated: this.alloc.reservedBytes,
       reservedBytesRecorded: this.recordedFinalReservedBytes(),
+      ...(finalBlocks ? { finalBlocks } : {}),
       mismatches: this.mismatches,
     };
+  }
+
+  /** The simulation's blocks now against the recorded final blocks (a pending free is in use). */
+  private compareFinalBlocks(): { recorded: number; identical: number } | undefined {
+    type WithBlocks = RecordedSegment & { blocks?: { address: number; sizeBytes: number; state: string }[] };
+    const final = this.trace.recorded!.finalSegments as WithBlocks[] | undefined;
+    if (!final || !final.some((s) => s.blocks && s.blocks.length > 0)) return undefined;
+    const simulated = new Set<string>();
+    for (const seg of this.alloc.state().segments) for (const b of seg.blocks) simulated.add(`${b.address}+${b.sizeBytes}${b.isFree ? 'f' : 'u'}`);
+    let recorded = 0;
+    let identical = 0;
+    for (const seg of final) {
+      for (const b of seg.blocks ?? []) {
+        recorded++;
+        if (simulated.has(`${b.address}+${b.sizeBytes}${b.state === 'free' ? 'f' : 'u'}`)) identical++;
+      }
+    }
+    return { recorded, identical };
   }
 
   notes(): string[] {
