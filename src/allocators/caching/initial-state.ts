@@ -41,7 +41,9 @@ export class InitialState {
       const isSmall = s.pool === undefined ? s.sizeBytes <= kSmallBuffer : s.pool === 'small';
       if (s.isExpandable) {
         const key = `${s.stream}/${isSmall ? 's' : 'l'}`;
-        groups.set(key, [...(groups.get(key) ?? []), s]);
+        const group = groups.get(key);
+        if (group) group.push(s);
+        else groups.set(key, [s]);
         continue;
       }
       if (!a.device.mallocAt(s.address, s.sizeBytes)) {
