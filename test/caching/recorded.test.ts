@@ -206,5 +206,12 @@ describe('replaying a recorded PyTorch history', () => {
       [0, 20],
       [40, 40],
     ]);
+    // With expandable segments turned off, their free blocks are passed over: a segment of its own.
+    const off = runCaching(t, { expandable_segments: false }, 1000 * MiB);
+    expect(off.at.i0).toBe(SEG + 56 * MiB);
+    expect(off.stats.num_device_alloc).toBe(1);
+    expect(off.stats.segments).toBe(1);
+    expect(off.at.w1).not.toBe(SEG + 40 * MiB);
+    expect(off.alloc.state().segments.find((s) => s.address === off.at.w1)).toMatchObject({ kind: 'large', sizeBytes: 10 * MiB });
   });
 });
