@@ -15,7 +15,6 @@ import { allocationSize, kMinBlockSize, kSmallSize, roundSize } from './sizes.js
 import { captureState } from './state.js';
 import {
   ALLOCATED_BYTES,
-  ALLOCATION,
   INACTIVE_SPLIT,
   INACTIVE_SPLIT_BYTES,
   REQUESTED_BYTES,
@@ -129,7 +128,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     let id = this.setLowerBound(set, size, -1);
     if (id < 0) return -1;
     if ((this.seg[id] as number) >= 0) {
-      id = this.expandableCandidate(set, id);
+      id = this.expandableCandidate(id);
       if (id < 0) return -1;
     }
     const found = this.size[id] as number;
@@ -143,7 +142,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
    * after it), so the probe walks on while the next block can grow less; with expandable segments
    * off, blocks of expandable segments are passed over.
    */
-  private expandableCandidate(set: number, start: number): number {
+  private expandableCandidate(start: number): number {
     let id = start;
     if (this.settings.expandableSegments) {
       let next = this.setNext(id);
@@ -219,9 +218,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     this.requested[block] = origSize;
     this.event[block] = event;
     const st = this.counters;
-    st.inc(ALLOCATION, isSmall, 1);
-    st.inc(ALLOCATED_BYTES, isSmall, bytes);
-    st.inc(REQUESTED_BYTES, isSmall, origSize);
+    st.allocated(isSmall, bytes, origSize);
     if (bytes >= this.maxSplit) {
       st.oversizeAllocations++;
       if (st.oversizeAllocations > st.oversizeAllocationsPeak) st.oversizeAllocationsPeak = st.oversizeAllocations;
@@ -234,8 +231,8 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     const isSmall = this.isSmall(handle);
     const bytes = this.size[handle] as number;
     this.flags[handle] = (this.flags[handle] as number) & ~F_ALLOCATED;
-    this.counters.dec(ALLOCATION, isSmall, 1);
-    this.counters.dec(ALLOCATED_BYTES, isSmall, bytes);
+    // allocation and allocated_bytes go down in free(), requested_bytes in free_block(): together here.
+    this.counters.released(isSmall, bytes, this.requested[handle] as number);
     if (bytes >= this.maxSplit) this.counters.oversizeAllocations--;
     this.freeBlock(handle);
   }
@@ -248,7 +245,6 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   private freeBlock(id: number): void {
     const isSmall = this.isSmall(id);
     const origSize = this.size[id] as number;
-    const req = this.requested[id] as number;
     const before = this.prev[id] as number;
     const after = this.next[id] as number;
     const mergeBefore = before >= 0 && this.canMerge(id, before);
@@ -296,7 +292,6 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       if (netBytes > 0) st.inc(INACTIVE_SPLIT_BYTES, isSmall, netBytes);
       else if (netBytes < 0) st.dec(INACTIVE_SPLIT_BYTES, isSmall, -netBytes);
     }
-    st.dec(REQUESTED_BYTES, isSmall, req);
   }
 
   address(handle: number): number {

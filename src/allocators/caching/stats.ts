@@ -67,6 +67,49 @@ export class DeviceStats {
     this.current[p] = (this.current[p] as number) - amount;
   }
 
+  /** A block handed out (alloc_found_block): allocation, allocated_bytes and requested_bytes. */
+  allocated(isSmall: boolean, bytes: number, requested: number): void {
+    const cur = this.current;
+    const pk = this.peak;
+    const p = isSmall ? 1 : 2;
+    let k = ALLOCATION * 3;
+    let v = (cur[k] as number) + 1;
+    cur[k] = v;
+    if (v > (pk[k] as number)) pk[k] = v;
+    v = (cur[k + p] as number) + 1;
+    cur[k + p] = v;
+    if (v > (pk[k + p] as number)) pk[k + p] = v;
+    k = ALLOCATED_BYTES * 3;
+    v = (cur[k] as number) + bytes;
+    cur[k] = v;
+    if (v > (pk[k] as number)) pk[k] = v;
+    v = (cur[k + p] as number) + bytes;
+    cur[k + p] = v;
+    if (v > (pk[k + p] as number)) pk[k + p] = v;
+    k = REQUESTED_BYTES * 3;
+    v = (cur[k] as number) + requested;
+    cur[k] = v;
+    if (v > (pk[k] as number)) pk[k] = v;
+    v = (cur[k + p] as number) + requested;
+    cur[k + p] = v;
+    if (v > (pk[k + p] as number)) pk[k + p] = v;
+  }
+
+  /** A block given back (free and free_block): allocation, allocated_bytes and requested_bytes. */
+  released(isSmall: boolean, bytes: number, requested: number): void {
+    const cur = this.current;
+    const p = isSmall ? 1 : 2;
+    let k = ALLOCATION * 3;
+    cur[k] = (cur[k] as number) - 1;
+    cur[k + p] = (cur[k + p] as number) - 1;
+    k = ALLOCATED_BYTES * 3;
+    cur[k] = (cur[k] as number) - bytes;
+    cur[k + p] = (cur[k + p] as number) - bytes;
+    k = REQUESTED_BYTES * 3;
+    cur[k] = (cur[k] as number) - requested;
+    cur[k + p] = (cur[k + p] as number) - requested;
+  }
+
   /** The aggregate current value of a stat. */
   get(stat: number): number {
     return this.current[stat * 3] as number;
