@@ -13,14 +13,7 @@ import { RecordedReplay } from './recorded.js';
 import { SegmentStore } from './segments.js';
 import { allocationSize, kMinBlockSize, kSmallSize, roundSize } from './sizes.js';
 import { captureState } from './state.js';
-import {
-  ALLOCATED_BYTES,
-  INACTIVE_SPLIT,
-  INACTIVE_SPLIT_BYTES,
-  REQUESTED_BYTES,
-  RESERVED_BYTES,
-  SEGMENT,
-} from './stats.js';
+import { RESERVED_BYTES, SEGMENT } from './stats.js';
 
 /** The caching allocator behind the `OnlineAllocator` interface. */
 export class CachingAllocator extends SegmentStore implements OnlineAllocator {
@@ -47,7 +40,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   }
 
   get allocatedBytes(): number {
-    return this.counters.current[ALLOCATED_BYTES * 3] as number;
+    return this.counters.bytesA;
   }
   get reservedBytes(): number {
     return this.counters.current[RESERVED_BYTES * 3] as number;
@@ -193,18 +186,14 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
         this.insertIntoBlocks(remaining);
       }
       if (!inExpandable) {
-        if (alreadySplit) {
-          this.counters.dec(INACTIVE_SPLIT_BYTES, isSmall, size);
-        } else {
-          this.counters.inc(INACTIVE_SPLIT_BYTES, isSmall, this.size[remaining] as number);
-          this.counters.inc(INACTIVE_SPLIT, isSmall, 1);
-        }
+        // An already split block shrinks by `size`; an unsplit one leaves a new split remainder.
+        if (alreadySplit) this.counters.inactiveSplit(isSmall, 0, -size);
+        else this.counters.inactiveSplit(isSmall, 1, this.size[remaining] as number);
       }
     } else {
       if (listed) this.eraseFromBlocks(id);
       if (alreadySplit && !inExpandable) {
-        this.counters.dec(INACTIVE_SPLIT_BYTES, isSmall, this.size[block] as number);
-        this.counters.dec(INACTIVE_SPLIT, isSmall, 1);
+        this.counters.inactiveSplit(isSmall, -1, -(this.size[block] as number));
       }
     }
     return this.markAllocated(block, origSize, event);
@@ -287,10 +276,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     }
     const st = this.counters;
     if ((this.seg[merged] as number) < 0) {
-      if (netBlocks > 0) st.inc(INACTIVE_SPLIT, isSmall, netBlocks);
-      else if (netBlocks < 0) st.dec(INACTIVE_SPLIT, isSmall, -netBlocks);
-      if (netBytes > 0) st.inc(INACTIVE_SPLIT_BYTES, isSmall, netBytes);
-      else if (netBytes < 0) st.dec(INACTIVE_SPLIT_BYTES, isSmall, -netBytes);
+      if (netBlocks !== 0 || netBytes !== 0) st.inactiveSplit(isSmall, netBlocks, netBytes);
     }
   }
 
@@ -330,11 +316,11 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     const s = this.counters;
     const cur = (stat: number): number => s.current[stat * 3] as number;
     return {
-      allocated_bytes: cur(ALLOCATED_BYTES),
+      allocated_bytes: s.bytesA,
       reserved_bytes: cur(RESERVED_BYTES),
-      active_bytes: cur(ALLOCATED_BYTES),
-      inactive_split_bytes: cur(INACTIVE_SPLIT_BYTES),
-      requested_bytes: cur(REQUESTED_BYTES),
+      active_bytes: s.bytesA,
+      inactive_split_bytes: s.splitBytesA,
+      requested_bytes: s.reqA,
       segments: cur(SEGMENT),
       num_alloc_retries: s.numAllocRetries,
       num_ooms: s.numOoms,

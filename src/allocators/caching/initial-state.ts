@@ -8,7 +8,7 @@ import { formatBytes } from '../../util/bytes.js';
 import type { CachingAllocator } from './allocator.js';
 import { F_UNMAPPED } from './blocks.js';
 import { kLargeBuffer, kSmallBuffer } from './sizes.js';
-import { INACTIVE_SPLIT, INACTIVE_SPLIT_BYTES, RESERVED_BYTES } from './stats.js';
+import { RESERVED_BYTES } from './stats.js';
 
 interface Range {
   start: number;
@@ -205,12 +205,10 @@ export class InitialState {
     for (const p of freeParts) a.insertIntoBlocks(p);
     if (seg < 0) {
       if (wasSplit) {
-        a.counters.dec(INACTIVE_SPLIT, isSmall, 1);
-        a.counters.dec(INACTIVE_SPLIT_BYTES, isSmall, fSize);
+        a.counters.inactiveSplit(isSmall, -1, -fSize);
       }
       for (const p of freeParts) {
-        a.counters.inc(INACTIVE_SPLIT, isSmall, 1);
-        a.counters.inc(INACTIVE_SPLIT_BYTES, isSmall, a.size[p] as number);
+        a.counters.inactiveSplit(isSmall, 1, a.size[p] as number);
       }
     }
     return x;
