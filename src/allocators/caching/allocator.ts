@@ -137,7 +137,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
    */
   private expandableCandidate(start: number): number {
     let id = start;
-    if (this.settings.expandableSegments) {
+    if (this.expandableMode) {
       let next = this.setNext(id);
       while (next >= 0 && (this.seg[id] as number) >= 0 && this.expandableSize(next) < this.expandableSize(id)) {
         id = next;
@@ -158,7 +158,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   /** should_split: 512 B remainders in the small pool (or with expandable segments), > 1 MiB in the large pool. */
   private shouldSplit(id: number, size: number): boolean {
     const remaining = (this.size[id] as number) - size;
-    if (this.isSmall(id) || this.settings.expandableSegments) return remaining >= kMinBlockSize;
+    if (this.isSmall(id) || this.expandableMode) return remaining >= kMinBlockSize;
     return size < this.maxSplit && remaining > kSmallSize;
   }
 
@@ -179,7 +179,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       const rSize = (this.size[remaining] as number) - size;
       if (listed) {
         this.setRekey(this.setOf(remaining), remaining, rSize, rPtr);
-        this.gcBase[remaining] = this.gcCalls[isSmall ? 0 : 1] as number;
+        if (this.trackAges) this.gcBase[remaining] = this.gcCalls[isSmall ? 0 : 1] as number;
       } else {
         this.ptr[remaining] = rPtr;
         this.size[remaining] = rSize;
@@ -269,7 +269,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     } else {
       this.insertIntoBlocks(id);
     }
-    this.gcBase[merged] = this.gcCalls[isSmall ? 0 : 1] as number;
+    if (this.trackAges) this.gcBase[merged] = this.gcCalls[isSmall ? 0 : 1] as number;
     if (this.isSplit(merged)) {
       netBlocks++;
       netBytes += this.size[merged] as number;

@@ -67,6 +67,10 @@ export class BlockStore extends FreeSets {
   readonly expandable: (ExpandableSegment | null)[] = [];
 
   readonly counters = new DeviceStats();
+  /** Block ages are counted (garbage collection is on); else every age stays 0. */
+  trackAges = false;
+  /** settings.expandableSegments, read on every allocation. */
+  readonly expandableMode: boolean;
   /** Bytes held from the device: segments plus mapped pages (total_allocated_memory). */
   totalAllocatedMemory = 0;
 
@@ -75,6 +79,7 @@ export class BlockStore extends FreeSets {
     readonly device: SimDevice,
   ) {
     super();
+    this.expandableMode = settings.expandableSegments;
   }
 
   /** The dense index of a stream value (streams are compared by value, as cudaStream_t pointers). */
@@ -111,12 +116,11 @@ export class BlockStore extends FreeSets {
     }
     this.ptr[id] = address;
     this.size[id] = sizeBytes;
-    this.requested[id] = 0;
+    // requested and event are set when the block is handed out; free blocks do not use them.
     this.streamOf[id] = streamIndex;
     this.prev[id] = -1;
     this.next[id] = -1;
     this.seg[id] = segment;
-    this.event[id] = -1;
     this.flags[id] = F_LIVE | (isSmall ? F_SMALL : 0);
     return id;
   }
@@ -174,7 +178,7 @@ export class BlockStore extends FreeSets {
 
   /** BlockPool::insert_into_blocks: the block enters the free set and its GC age restarts. */
   insertIntoBlocks(id: number): void {
-    this.gcBase[id] = this.gcCalls[this.isSmall(id) ? 0 : 1] as number;
+    if (this.trackAges) this.gcBase[id] = this.gcCalls[this.isSmall(id) ? 0 : 1] as number;
     this.setInsert(this.setOf(id), id);
   }
 

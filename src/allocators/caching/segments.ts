@@ -24,6 +24,7 @@ export class SegmentStore extends ExpandableStore {
     this.setFraction = f !== null;
     this.allowedBytes = f === null ? Infinity : Number.isFinite(device.capacityBytes) ? Math.floor(f * device.capacityBytes) : Infinity;
     this.gcActive = this.setFraction && settings.garbageCollectionThreshold > 0;
+    this.trackAges = this.gcActive;
   }
 
   /** Registers a segment at `address` (already taken from the device) as a free, unsplit block. */
@@ -44,7 +45,7 @@ export class SegmentStore extends ExpandableStore {
   allocBlock(streamIndex: number, isSmall: boolean, size: number, allocSize: number, isRetry: boolean): number {
     if (isRetry) this.counters.numAllocRetries++;
     if (this.setFraction && this.totalAllocatedMemory + allocSize > this.allowedBytes) return -1;
-    if (this.settings.expandableSegments) return this.tryAllocateExpandableBlock(streamIndex, isSmall, size);
+    if (this.expandableMode) return this.tryAllocateExpandableBlock(streamIndex, isSmall, size);
     let address = -1;
     const recorded = this.placement ? this.placement.take('alloc', allocSize) : NaN;
     if (Number.isFinite(recorded) && this.device.mallocAt(recorded, allocSize)) address = recorded;
