@@ -86,7 +86,7 @@ function checkStructure(a: CachingAllocator, capacity: number): void {
   if (!a.settings.expandableSegments) expect(a.reservedBytes).toBeLessThanOrEqual(a.limitBytes ?? Infinity);
 }
 
-function drive(trace: Trace, options: Record<string, unknown>, capacity: number): void {
+function drive(trace: Trace, options: Record<string, unknown>, capacity: number, checkEvery = 1): void {
   const def = getAllocator('caching');
   const a = def.create(resolveOptions(def, options).values as never, { capacityBytes: capacity, trace }) as CachingAllocator;
   const handles = new Int32Array(trace.allocCount);
@@ -116,15 +116,52 @@ function drive(trace: Trace, options: Record<string, unknown>, capacity: number)
         live.delete(n);
       }
     }
-    checkStructure(a, capacity);
+    if (i % checkEvery === 0 || i === trace.length - 1) checkStructure(a, capacity);
   }
   // Everything freed: nothing allocated, every cached block free.
   expect(a.allocatedBytes).toBe(0);
   expect(a.state().segments.every((s) => s.blocks.every((b) => b.isFree))).toBe(true);
 }
 
+const handlesOf = new Map<number, number>();
+
+/** Hundreds of small blocks, every other one freed, then more requests: long free lists. */
+const fragmentedArb = fc
+  .record({
+    count: fc.integer({ min: 280, max: 400 }),
+    sizes: fc.array(fc.integer({ min: 1, max: 6000 }), { minLength: 20, maxLength: 60 }),
+    keep: fc.constant(2),
+  })
+  .map(({ count, sizes, keep }) => {
+    const events: EventObject[] = [];
+    for (let k = 0; k < count; k++) events.push({ op: 'alloc', id: `s${k}`, size: 512 + (k % 7) * 512 });
+    for (let k = 0; k < count; k++) if (k % keep !== 0) events.push({ op: 'free', id: `s${k}` });
+    sizes.forEach((size, k) => events.push({ op: 'alloc', id: `r${k}`, size }));
+    for (let k = 0; k < count; k++) if (k % keep === 0) events.push({ op: 'free', id: `s${k}` });
+    sizes.forEach((_, k) => events.push({ op: 'free', id: `r${k}` }));
+    return traceFromEvents(events);
+  });
+
 describe('caching allocator invariants', () => {
   it('no overlap, allocated <= reserved <= limit, frees give back, blocks tile segments, stats agree', () => {
     fc.assert(fc.property(traceArb, optionsArb, capacityArb, (t, o, cap) => drive(t, o, cap)), { numRuns: 300 });
+  });
+
+  it('keeps them with free lists long enough to be kept as trees', () => {
+    fc.assert(
+      fc.property(fragmentedArb, (t) => {
+        drive(t, {}, Infinity, 37);
+        // Every other block free and unmerged: well past the 128 blocks kept in an array.
+        const a = getAllocator('caching').create(resolveOptions(getAllocator('caching'), {}).values as never, { capacityBytes: Infinity, trace: t }) as CachingAllocator;
+        let peak = 0;
+        for (let i = 0; i < t.length; i++) {
+          if (t.op[i] === OP_ALLOC) handlesOf.set(t.alloc[i]!, a.allocate(t.size[i]!, 0, 0, i));
+          else a.free(handlesOf.get(t.alloc[i]!)!, 0, i);
+          peak = Math.max(peak, a.count(0));
+        }
+        expect(peak).toBeGreaterThan(128);
+      }),
+      { numRuns: 5 },
+    );
   });
 });

@@ -121,7 +121,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     let id = this.setLowerBound(set, size, -1);
     if (id < 0) return -1;
     if ((this.seg[id] as number) >= 0) {
-      id = this.expandableCandidate(id);
+      id = this.expandableCandidate(set, id);
       if (id < 0) return -1;
     }
     const found = this.size[id] as number;
@@ -135,17 +135,17 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
    * after it), so the probe walks on while the next block can grow less; with expandable segments
    * off, blocks of expandable segments are passed over.
    */
-  private expandableCandidate(start: number): number {
+  private expandableCandidate(set: number, start: number): number {
     let id = start;
     if (this.expandableMode) {
-      let next = this.setNext(id);
+      let next = this.setNext(set, id);
       while (next >= 0 && (this.seg[id] as number) >= 0 && this.expandableSize(next) < this.expandableSize(id)) {
         id = next;
-        next = this.setNext(id);
+        next = this.setNext(set, id);
       }
       return id;
     }
-    do id = this.setNext(id);
+    do id = this.setNext(set, id);
     while (id >= 0 && (this.seg[id] as number) >= 0);
     return id;
   }

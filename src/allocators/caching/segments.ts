@@ -86,11 +86,11 @@ export class SegmentStore extends ExpandableStore {
     }
     // Back up one: the largest blocks of this stream below the key (expandable blocks are never
     // released here: release_block asserts they are not, so the walk stops at one).
-    let id = found >= 0 ? this.setPrev(found) : this.setLast(set);
+    let id = found >= 0 ? this.setPrev(set, found) : this.setLast(set);
     let released = 0;
     while (id >= 0 && released < key && (this.size[id] as number) >= maxSplit) {
       if ((this.seg[id] as number) >= 0) break;
-      const before = this.setPrev(id);
+      const before = this.setPrev(set, id);
       released += this.size[id] as number;
       this.releaseBlock(id);
       id = before;
