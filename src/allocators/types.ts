@@ -22,6 +22,11 @@ export interface AllocationFailure {
   roundedBytes: number;
   /** The allocator's own OOM text, exactly as the real allocator prints it. */
   native: string;
+  /**
+   * A short form of `native` for the compact text report, when the allocator knows better than "the
+   * first lines" which ones matter (e.g. a dump of thousands of chunks). Absent: the first lines.
+   */
+  nativeSummary?: string;
 }
 
 /** A block inside a segment, for reports and plots. */

@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { allocatorsCommand } from './commands/allocators.js';
+import { compareCommand } from './commands/compare.js';
 import { convertCommand } from './commands/convert.js';
 import { genCommand } from './commands/gen.js';
+import { planCommand } from './commands/plan.js';
 import { replayCommand } from './commands/replay.js';
 import { validateCommand } from './commands/validate.js';
 import { EXIT_OK, handleError } from './errors.js';
@@ -14,7 +16,7 @@ export function buildProgram(): Command {
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const cmd of [replayCommand(), validateCommand(), allocatorsCommand(), genCommand(), convertCommand()]) {
+  for (const cmd of [replayCommand(), compareCommand(), validateCommand(), allocatorsCommand(), genCommand(), convertCommand(), planCommand()]) {
     program.addCommand(cmd.exitOverride().showHelpAfterError('(run with --help for usage)'));
   }
   return program;

@@ -47,10 +47,14 @@ export function sparkline(xs: readonly number[], ys: readonly number[], width: n
   return out;
 }
 
-/** Splits a native OOM text for display: the whole of it, or its first lines and a count. */
-export function nativeLines(text: string, mode: 'compact' | 'full' | 'none', compactLines = 12): string[] {
+/**
+ * Splits a native OOM text for display: the whole of it, or (compact) the allocator's own summary
+ * when it gives one, else the first lines, and a count of what is left out.
+ */
+export function nativeLines(text: string, mode: 'compact' | 'full' | 'none', compactLines = 12, summary?: string): string[] {
   if (mode === 'none' || text === '') return [];
   const lines = text.split('\n');
   if (mode === 'full' || lines.length <= compactLines + 2) return lines;
+  if (summary !== undefined) return [...summary.split('\n'), `… a summary of ${lines.length} lines (--oom-dump full shows them)`];
   return [...lines.slice(0, compactLines), `… ${lines.length - compactLines} more lines (--oom-dump full shows them)`];
 }

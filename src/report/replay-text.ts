@@ -76,7 +76,7 @@ function oomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' 
     out.push(c.bold(`OOM at ${where}: alloc "${o.id}"${o.tag ? ` (${o.tag})` : ''} of ${formatBytes(o.sizeBytes)} (rounded to ${formatBytes(o.roundedBytes)})`));
     const kind = o.kind === 'capacity' ? c.red('capacity (too little memory)') : c.yellow('fragmentation');
     out.push(`  ${kind}: ${explainOom(o)}`);
-    const native = nativeLines(o.native, mode);
+    const native = nativeLines(o.native, mode, undefined, o.nativeSummary);
     if (native.length > 0) {
       out.push(`  ${r.allocator.name} says:`);
       for (const l of native) out.push(`    ${l}`);

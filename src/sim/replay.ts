@@ -42,6 +42,8 @@ export interface OomRecord {
   /** `capacity`: no allocator could have served it; `fragmentation`: a perfect one would have. */
   kind: 'capacity' | 'fragmentation';
   native: string;
+  /** The allocator's short form of `native`, when it gives one (see AllocationFailure). */
+  nativeSummary?: string;
 }
 
 /** Peaks within one step. */
@@ -275,5 +277,6 @@ function oomRecord(trace: Trace, allocator: OnlineAllocator, i: number, live: nu
     freeBlocks: allocator.freeBlockCount(),
     kind: live + sizeBytes > limit ? 'capacity' : 'fragmentation',
     native: failure.native,
+    ...(failure.nativeSummary !== undefined ? { nativeSummary: failure.nativeSummary } : {}),
   };
 }

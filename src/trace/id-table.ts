@@ -130,6 +130,16 @@ export class IdTable {
     this.mask = mask;
   }
 
+  /**
+   * The table again after a structured clone (posting a trace to a worker thread keeps its fields but
+   * not its class, and turns the Buffer view of the arena into a plain Uint8Array).
+   */
+  static fromClone(cloned: IdTable): IdTable {
+    const t = Object.assign(Object.create(IdTable.prototype) as IdTable, cloned);
+    t.view = Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength);
+    return t;
+  }
+
   /** Releases growth slack once the trace is complete. */
   trim(): void {
     this.bytes = this.bytes.slice(0, this.used);

@@ -6,3 +6,5 @@ export { ByteSource } from './source.js';
 export { TraceWriter, writeTrace, type EventSink, type WriteFormat } from './write.js';
 export { traceFromEvents, type EventObject } from './from-events.js';
 export { IdTable, StringInterner } from './id-table.js';
+export { unpickle, type PickleValue, type PickleDict } from './pytorch/pickle.js';
+export { pytorchSnapshotReader } from './pytorch/reader.js';

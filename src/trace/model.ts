@@ -110,6 +110,8 @@ export interface RecordedHistory {
   settings?: Record<string, unknown>;
   /** Segments at the end, as the source states them (for checking a replay of the history). */
   finalSegments?: RecordedSegment[];
+  /** Out-of-memory failures the real allocator recorded. */
+  ooms?: RecordedOom[];
   /** Importer notes for the report (e.g. how the initial state was reconstructed). */
   notes?: string[];
   /** Anything else the importer wants to carry to the allocators that understand it. */
@@ -124,6 +126,24 @@ export interface RecordedSegment {
   /** `small` or `large` pool (PyTorch), when known. */
   pool?: string;
   isExpandable?: boolean;
+  /** Bytes in allocated blocks, when the source states it (a snapshot's final segments). */
+  allocatedBytes?: number;
+  /** Bytes in active blocks (allocated, or freed and still in use by a stream), when stated. */
+  activeBytes?: number;
+  /** The blocks that tile the segment, in address order, when known. */
+  blocks?: RecordedBlock[];
+}
+
+/** A block inside a recorded segment. */
+export interface RecordedBlock {
+  address: number;
+  sizeBytes: number;
+  /** `allocated`, `pending` (freed by the program, still in use by a stream), or `free`. */
+  state: 'allocated' | 'pending' | 'free';
+  /** Requested bytes of an allocated or pending block. */
+  requestedBytes?: number;
+  /** The allocation number in the trace that occupies the block, when there is one. */
+  allocation?: number;
 }
 
 /** A change of the device segments, placed before event `beforeEvent`. */
@@ -134,4 +154,19 @@ export interface RecordedSegmentEvent {
   address: number;
   sizeBytes: number;
   stream: number;
+  /** Pool of a new or mapped segment (`small`/`large`), when the importer knows it. */
+  pool?: string;
+}
+
+/** An out-of-memory failure that the real allocator recorded (it has no alloc event in the trace). */
+export interface RecordedOom {
+  /** The failure happened just before this event index. */
+  beforeEvent: number;
+  /** What the allocator tried to allocate (PyTorch: the rounded request). */
+  sizeBytes: number;
+  /** Free device memory the allocator saw, when recorded. */
+  deviceFreeBytes?: number;
+  stream?: number;
+  /** Where in the source it was recorded (e.g. `device_traces[0][1234]`). */
+  source?: string;
 }

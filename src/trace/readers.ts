@@ -3,6 +3,7 @@ import type { RecordedHistory } from './model.js';
 import { readCsv } from './read-csv.js';
 import { readJson } from './read-json.js';
 import { readJsonl } from './read-jsonl.js';
+import { pytorchSnapshotReader } from './pytorch/reader.js';
 import type { ByteSource } from './source.js';
 
 /** Options for reading a trace; importers read the ones that concern them. */
@@ -26,7 +27,9 @@ export interface TraceReader {
   extensions: readonly string[];
   /**
    * How sure the reader is that a file starting with `head` is in its format: 0 not at all, 1 the
-   * extension alone would be enough, 2 the content says so.
+   * extension alone would be enough, 2 the content's syntax says so, 3 the content carries this
+   * format's own signature (a magic number, or keys only this format has), which beats a generic
+   * syntax match (a PyTorch snapshot saved as JSON is also JSON).
    */
   sniff(head: Buffer): number;
   /** Reads the whole input; may return what a real allocator recorded alongside the events. */
@@ -99,7 +102,7 @@ export const csvReader: TraceReader = {
 };
 
 /** Every registered trace reader; importers add themselves here. */
-export const traceReaders: TraceReader[] = [jsonReader, jsonlReader, csvReader];
+export const traceReaders: TraceReader[] = [jsonReader, jsonlReader, csvReader, pytorchSnapshotReader];
 
 /** Adds a reader (importers call this once at load). */
 export function registerReader(reader: TraceReader): void {

@@ -424,20 +424,6 @@ export class GapTreap {
     return best;
   }
 
-  /** The gap with the smallest start >= addr, or -1. */
-  private ceilNode(addr: number): number {
-    let t = this.root;
-    let best = -1;
-    while (t >= 0) {
-      if ((this.start[t] as number) >= addr) {
-        best = t;
-        t = this.left[t] as number;
-      } else {
-        t = this.right[t] as number;
-      }
-    }
-    return best;
-  }
 }
 
 function growPath(p: Int32Array): Int32Array {

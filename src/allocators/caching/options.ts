@@ -27,7 +27,7 @@ export const cachingOptions = {
   conf: {
     kind: 'string',
     default: '',
-    description: 'a PYTORCH_CUDA_ALLOC_CONF string in PyTorch syntax, e.g. "expandable_segments:True,max_split_size_mb:128"; it sets the keys it names',
+    description: 'PYTORCH_CUDA_ALLOC_CONF in PyTorch syntax, e.g. "expandable_segments:True,max_split_size_mb:128"; sets the keys it names',
     schema: z.string().transform((v, ctx) => {
       try {
         parseAllocConf(v);

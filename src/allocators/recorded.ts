@@ -1,0 +1,232 @@
+import type { RecordedHistory, Trace } from '../trace/model.js';
+import { formatBytes } from '../util/bytes.js';
+import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, TAKE_OK } from '../util/segment-layout.js';
+import { pytorchOomText } from './recorded-text.js';
+import { type AllocatorState, defineAllocator, FAILED, NO_BLOCK, type OnlineAllocator, type SegmentState } from './types.js';
+
+const poolCode = (pool: string | undefined): number => (pool === 'small' ? POOL_SMALL : pool === 'large' ? POOL_LARGE : POOL_UNKNOWN);
+const poolName = (code: number): string => (code === POOL_SMALL ? 'small' : code === POOL_LARGE ? 'large' : 'segment');
+
+/**
+ * Replays what a real allocator recorded, with no simulation: each allocation at its recorded
+ * address with its recorded block size, and the device segments as they were created, freed, mapped
+ * and unmapped (initial segments, then the segment events in order, each applied just before the
+ * event it precedes). Reserved bytes are the segments' bytes (mapped bytes for expandable segments);
+ * when the history records no segment at all (an importer that only knows blocks), reserved is shown
+ * equal to allocated, since nothing else is known.
+ *
+ * With a `--capacity` below the recorded segments, the first allocation after the segments outgrow
+ * it fails (the real allocator would have had to do something else, which only a simulation can say).
+ */
+export class RecordedAllocator implements OnlineAllocator {
+  private readonly h: RecordedHistory;
+  private readonly trace: Trace;
+  private readonly capacityBytes: number;
+  private readonly layout = new SegmentLayout();
+  private readonly hasSegments: boolean;
+  private readonly bytes: Float64Array;
+  private nextSegmentEvent = 0;
+  allocatedBytes = 0;
+  deviceAllocCalls = 0;
+  deviceFreeCalls = 0;
+  private live = 0;
+  /** Allocations whose recorded placement does not fit the recorded segments and blocks. */
+  private misplaced = 0;
+  private segmentMismatches = 0;
+  private failRounded = 0;
+  private failReservedBefore = 0;
+  private lastSegmentBytes = 0;
+  private reservedBeforeLastSegment = 0;
+  private finishedAt = -1;
+
+  constructor(trace: Trace, capacityBytes: number) {
+    if (!trace.recorded) throw new Error('the recorded allocator needs a trace with a recorded history');
+    this.h = trace.recorded;
+    this.trace = trace;
+    this.capacityBytes = capacityBytes;
+    this.bytes = new Float64Array(trace.allocCount);
+    for (const s of this.h.initialSegments) {
+      if (!this.layout.addSegment(s.address, s.sizeBytes, s.stream, poolCode(s.pool), s.isExpandable ?? false)) this.segmentMismatches++;
+    }
+    this.hasSegments = this.h.initialSegments.length > 0 || this.h.segmentEvents.length > 0;
+  }
+
+  get reservedBytes(): number {
+    return this.hasSegments ? this.layout.reservedBytes : this.allocatedBytes;
+  }
+
+  /** Applies the segment events recorded before event `event`. */
+  private advance(event: number): void {
+    const evs = this.h.segmentEvents;
+    while (this.nextSegmentEvent < evs.length) {
+      const e = evs[this.nextSegmentEvent];
+      if (!e || e.beforeEvent > event) break;
+      this.nextSegmentEvent++;
+      const before = this.layout.reservedBytes;
+      let ok: boolean;
+      if (e.action === 'alloc') ok = this.layout.addSegment(e.address, e.sizeBytes, e.stream, poolCode(e.pool), false);
+      else if (e.action === 'free') ok = this.layout.removeSegment(e.address, e.sizeBytes);
+      else if (e.action === 'map') ok = this.layout.map(e.address, e.sizeBytes, e.stream, poolCode(e.pool));
+      else ok = this.layout.unmap(e.address, e.sizeBytes);
+      if (!ok) this.segmentMismatches++;
+      if (e.action === 'alloc' || e.action === 'map') {
+        this.deviceAllocCalls++;
+        this.lastSegmentBytes = e.sizeBytes;
+        this.reservedBeforeLastSegment = before;
+      } else {
+        this.deviceFreeCalls++;
+      }
+    }
+  }
+
+  allocate(sizeBytes: number, _stream: number, _step: number, event: number): number {
+    this.advance(event);
+    if (this.layout.reservedBytes > this.capacityBytes) {
+      this.failRounded = this.lastSegmentBytes;
+      this.failReservedBefore = this.reservedBeforeLastSegment;
+      return FAILED;
+    }
+    const a = this.trace.alloc[event] as number;
+    const recorded = this.h.allocatedBytes[a] as number;
+    const bytes = Number.isNaN(recorded) ? sizeBytes : recorded;
+    if (bytes === 0) return NO_BLOCK;
+    if (!this.hasSegments && this.allocatedBytes + bytes > this.capacityBytes) {
+      this.failRounded = bytes;
+      this.failReservedBefore = this.allocatedBytes;
+      return FAILED;
+    }
+    const address = this.h.address[a] as number;
+    if (!Number.isNaN(address) && this.layout.take(address, bytes, a) !== TAKE_OK && this.hasSegments) this.misplaced++;
+    this.bytes[a] = bytes;
+    this.allocatedBytes += bytes;
+    this.live++;
+    return a;
+  }
+
+  free(handle: number, _step: number, event: number): void {
+    this.advance(event);
+    const address = this.h.address[handle] as number;
+    if (!Number.isNaN(address)) this.layout.release(address);
+    this.allocatedBytes -= this.bytes[handle] as number;
+    this.bytes[handle] = 0;
+    this.live--;
+  }
+
+  finish(lastEvent: number): void {
+    this.advance(lastEvent + 1);
+    this.finishedAt = lastEvent + 1;
+  }
+
+  address(handle: number): number {
+    return this.h.address[handle] as number;
+  }
+
+  blockBytes(handle: number): number {
+    return this.bytes[handle] as number;
+  }
+
+  largestFreeBlockBytes(): number {
+    return this.layout.largestGapBytes();
+  }
+
+  freeBlockCount(): number {
+    return this.layout.gapCount;
+  }
+
+  lastFailure() {
+    const device = typeof this.h.extra?.['device'] === 'number' ? (this.h.extra['device'] as number) : 0;
+    const native =
+      this.h.allocator === 'pytorch-caching'
+        ? pytorchOomText(this.failRounded, device, this.capacityBytes, this.failReservedBefore, this.allocatedBytes)
+        : `recorded history: ${this.failRounded} more bytes from the device would exceed the capacity of ${this.capacityBytes} bytes`;
+    return { roundedBytes: this.failRounded, native };
+  }
+
+  state(): AllocatorState {
+    const segments: SegmentState[] = [];
+    const { trace } = this;
+    const block = (start: number, end: number, a: number) =>
+      a < 0
+        ? { address: start, sizeBytes: end - start, isFree: true }
+        : {
+            address: start,
+            sizeBytes: end - start,
+            requestedBytes: trace.size[trace.allocEvent[a] as number] as number,
+            allocEvent: trace.allocEvent[a] as number,
+            isFree: false,
+          };
+    this.layout.forEachSegment((s) => {
+      const seg: SegmentState = { address: s.start, sizeBytes: s.end - s.start, kind: poolName(s.pool), stream: s.stream, blocks: [] };
+      this.layout.forEachBlockIn(s.start, s.end, (start, end, a) => seg.blocks.push(block(start, end, a)));
+      segments.push(seg);
+    });
+    if (!this.hasSegments) {
+      this.layout.forEachLive((start, end, a) => segments.push({ address: start, sizeBytes: end - start, kind: 'block', blocks: [block(start, end, a)] }));
+    }
+    return { segments };
+  }
+
+  stats(): Record<string, unknown> {
+    return {
+      allocated_bytes: this.allocatedBytes,
+      reserved_bytes: this.reservedBytes,
+      segments: this.layout.segmentCount,
+      live_blocks: this.live,
+      num_device_alloc: this.deviceAllocCalls,
+      num_device_free: this.deviceFreeCalls,
+      misplaced_allocations: this.misplaced,
+      segment_event_mismatches: this.segmentMismatches,
+    };
+  }
+
+  notes(): string[] {
+    const out: string[] = [];
+    if (!this.hasSegments) out.push('the recorded history has no segments: reserved bytes are shown equal to allocated bytes (nothing else is known).');
+    if (this.misplaced > 0) out.push(`${this.misplaced} recorded allocations do not fit the recorded segments and blocks (the history is not self-consistent).`);
+    if (this.segmentMismatches > 0) out.push(`${this.segmentMismatches} recorded segment events do not fit the segments before them.`);
+    const check = this.finalCheck();
+    if (check) {
+      out.push(
+        check.matches
+          ? `the replayed history ends as the file's own segments: ${check.segments.replayed} segments, ${formatBytes(check.reservedBytes.replayed)} reserved, ` +
+              `${formatBytes(check.allocatedBytes.replayed)} in active blocks.`
+          : `the replayed history does NOT end as the file's own segments: ${check.segments.replayed} vs ${check.segments.file} segments, ` +
+              `reserved ${check.reservedBytes.replayed} vs ${check.reservedBytes.file} bytes, active ${check.allocatedBytes.replayed} vs ${check.allocatedBytes.fileActive} bytes.`,
+      );
+    }
+    return out;
+  }
+
+  /** The end of the replay against the source's own final segments (after a complete replay). */
+  private finalCheck() {
+    const finals = this.h.finalSegments;
+    if (!finals || this.finishedAt !== this.trace.length) return undefined;
+    const reserved = finals.reduce((s, x) => s + x.sizeBytes, 0);
+    const allocated = finals.reduce((s, x) => s + (x.allocatedBytes ?? 0), 0);
+    const active = finals.reduce((s, x) => s + (x.activeBytes ?? x.allocatedBytes ?? 0), 0);
+    return {
+      matches: reserved === this.reservedBytes && active === this.allocatedBytes && finals.length === this.layout.segmentCount,
+      segments: { replayed: this.layout.segmentCount, file: finals.length },
+      reservedBytes: { replayed: this.reservedBytes, file: reserved },
+      allocatedBytes: { replayed: this.allocatedBytes, fileAllocated: allocated, fileActive: active },
+    };
+  }
+
+  reportSections(): Record<string, unknown> {
+    const section: Record<string, unknown> = { allocator: this.h.allocator };
+    const check = this.finalCheck();
+    if (check) section['finalCheck'] = check;
+    if (this.h.ooms && this.h.ooms.length > 0) section['recordedOoms'] = this.h.ooms;
+    return { recorded: section };
+  }
+}
+
+export const recorded = defineAllocator({
+  name: 'recorded',
+  summary: "the real allocator's own recorded history (addresses, block sizes, segments), replayed with no simulation",
+  options: {},
+  needsRecordedHistory: true,
+  create(_options, ctx) {
+    return new RecordedAllocator(ctx.trace, ctx.capacityBytes);
+  },
+});

@@ -1,0 +1,156 @@
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { z } from 'zod';
+import { UsageError } from '../../errors.js';
+import { renderCompareBench, renderCompareMarkdown, renderCompareText, renderJson } from '../../report/index.js';
+import { compareWithBaseline, parseBaseline } from '../../sim/compare-baseline.js';
+import { evaluateGates, type GateSpec, parseGate, parseRatio } from '../../sim/compare-gates.js';
+import { compareTrace, type CompareReport } from '../../sim/compare.js';
+import { knownContenders } from '../../sim/contenders.js';
+import { readTrace } from '../../trace/read.js';
+import { GateFailure } from '../errors.js';
+import { Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
+import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
+
+const schema = z.object({
+  allocators: z.string().default('all'),
+  option: z.array(z.string()).default([]),
+  capacity: bytesArg.optional(),
+  minCapacity: z.boolean().default(false),
+  capacityStep: bytesArg.default(1024 * 1024),
+  capacitySearch: z.enum(['bisect', 'scan']).default('bisect'),
+  format: z.enum(['text', 'json', 'markdown', 'bench-json']).default('text'),
+  output: z.string().optional(),
+  jsonOutput: z.string().optional(),
+  baseline: z.string().optional(),
+  maxRegression: z.string().optional(),
+  failOn: z.array(z.string()).default([]),
+  onOom: z.enum(['stop', 'continue']).default('stop'),
+  jobs: intArg.refine((n) => n >= 1, 'must be at least 1').optional(),
+  lenient: z.boolean().default(false),
+  inputFormat: z.string().optional(),
+  device: z.string().regex(/^\d+$/, 'expected a device number').transform(Number).optional(),
+  progress: z.enum(['auto', 'always', 'never']).default('auto'),
+  color: z.boolean().default(true),
+});
+
+/** `--option alloc.key=value` flags, grouped by row name. */
+export function optionsByRow(flags: readonly string[]): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const [key, value] of Object.entries(parseOptionPairs(flags))) {
+    const dot = key.indexOf('.');
+    if (dot <= 0 || dot === key.length - 1) {
+      throw new UsageError(`--option in compare names the allocator: allocator.key=value (e.g. naive.page=4KiB), got "${key}=${value}"`);
+    }
+    (out[key.slice(0, dot)] ??= {})[key.slice(dot + 1)] = value;
+  }
+  return out;
+}
+
+/** Renders a comparison in the asked format. */
+export function renderCompare(r: CompareReport, format: 'text' | 'json' | 'markdown' | 'bench-json', color: boolean): string {
+  if (format === 'json') return renderJson(r);
+  if (format === 'markdown') return renderCompareMarkdown(r);
+  if (format === 'bench-json') return renderCompareBench(r);
+  return renderCompareText(r, { color });
+}
+
+function readBaseline(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read the baseline ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${path}: the baseline is not JSON: ${(e as Error).message}`);
+  }
+}
+
+export function compareCommand(): Command {
+  return new Command('compare')
+    .description('replay a trace through several allocators side by side: peak usage, fragmentation, OOMs, minimum capacity, CI gates')
+    .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
+    .option('-a, --allocators <list>', `comma-separated names, or all (known: ${knownContenders().join(', ')})`, 'all')
+    .option('-o, --option <alloc.key=value>', 'an option of one allocator, e.g. naive.page=4KiB (repeatable)', collect, [])
+    .option('-c, --capacity <bytes>', 'device capacity of every replay (default: the trace meta capacityBytes, else unlimited)')
+    .option('--min-capacity', 'search each allocator\'s smallest capacity at which the whole trace replays without OOM')
+    .option('--capacity-step <bytes>', 'grid of the minimum-capacity search', '1MiB')
+    .addOption(new Option('--capacity-search <mode>', 'bisect, then verify the step below; or scan every step below too (exact for any allocator, slower)').choices(['bisect', 'scan']).default('bisect'))
+    .addOption(new Option('-f, --format <format>', 'report format (bench-json: [{name, unit, value}] for benchmark trackers)').choices(['text', 'json', 'markdown', 'bench-json']).default('text'))
+    .option('--output <file>', 'write the report to a file instead of stdout')
+    .option('--json-output <file>', 'also write the memsim.compare/1 JSON report to a file (the next run\'s --baseline)')
+    .option('--baseline <file>', 'a memsim.compare/1 JSON report to compare with (peak reserved, minimum capacity, OOMs)')
+    .option('--max-regression <ratio>', 'allowed worsening against the baseline, e.g. 5% or 0.05; fails the run beyond it (default 0%)')
+    .option('--fail-on <condition>', 'exit 1 when: oom | regression | fragmentation>0.3 | internal-fragmentation>X | external-fragmentation>X | overhead>X (repeatable)', collect, [])
+    .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
+    .option('-j, --jobs <n>', 'worker threads (default: the number of cores, or 1 for traces under 50,000 events; 1 runs in this thread)')
+    .option('--lenient', 'skip and count frees of non-live ids and allocs of live ids instead of failing')
+    .option('--input-format <format>', 'force the input format instead of detecting it')
+    .option('--device <n>', 'device to import from multi-device inputs')
+    .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
+    .option('--no-color', 'no colours in the text report')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ memsim compare traces/training.json
+  $ memsim compare traces/training.json --allocators naive,bfc --capacity 16GiB --min-capacity
+  $ memsim compare traces/training.json --option naive.page=64KiB --fail-on oom --fail-on 'fragmentation>0.3'
+  $ memsim compare trace.json --min-capacity --format json --output compare.json
+  $ memsim compare trace.json --min-capacity --baseline main/compare.json --max-regression 2% --format markdown --json-output compare.json >> "$GITHUB_STEP_SUMMARY"`,
+    )
+    .action(async (tracePath: string, raw: Record<string, unknown>) => {
+      const o = parseOptions(schema, raw);
+      const gates: GateSpec[] = o.failOn.flatMap((f) => f.split(',')).filter((f) => f.trim() !== '').map(parseGate);
+      let maxRegression = 0;
+      if (o.maxRegression !== undefined) {
+        const r = parseRatio(o.maxRegression);
+        if (r === null) throw new UsageError(`--max-regression: "${o.maxRegression}" is not a ratio (examples: 5%, 0.05)`);
+        maxRegression = r;
+        if (!gates.some((g) => g.type === 'regression')) gates.push({ type: 'regression', text: 'regression' });
+      }
+      if (gates.some((g) => g.type === 'regression') && o.baseline === undefined) {
+        throw new UsageError(`${o.maxRegression !== undefined ? '--max-regression' : '--fail-on regression'} needs --baseline FILE (a memsim.compare/1 JSON report)`);
+      }
+      const baseline = o.baseline !== undefined ? parseBaseline(readBaseline(o.baseline), o.baseline) : undefined;
+      const allocators = o.allocators.trim() === 'all' ? 'all' : o.allocators.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      if (allocators !== 'all' && allocators.length === 0) throw new UsageError('--allocators: no allocator named');
+
+      const trace = readTrace(tracePath, {
+        lenient: o.lenient,
+        ...(o.inputFormat ? { format: o.inputFormat } : {}),
+        ...(o.device !== undefined ? { device: o.device } : {}),
+      });
+      const progress = new Progress(o.progress as ProgressMode, 'compare');
+      let result;
+      try {
+        result = await compareTrace(trace, {
+          allocators,
+          options: optionsByRow(o.option),
+          ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
+          onOom: o.onOom,
+          minCapacity: o.minCapacity,
+          capacityStepBytes: o.capacityStep,
+          capacitySearch: o.capacitySearch,
+          ...(o.jobs !== undefined ? { jobs: o.jobs } : {}),
+          onProgress: (done, total) => progress.update(done, total, 'allocators'),
+        });
+      } finally {
+        progress.done();
+      }
+      const { report, execution } = result;
+      if (o.jobs !== undefined && o.jobs > 1 && execution.reason) process.stderr.write(`memsim: note: ran in one thread: ${execution.reason}\n`);
+      if (baseline && o.baseline !== undefined) report.baseline = compareWithBaseline(report, baseline, o.baseline, maxRegression);
+      report.gates = evaluateGates(report, gates);
+      const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
+      writeOutput(renderCompare(report, o.format, color), o.output);
+      if (o.jsonOutput !== undefined) writeOutput(renderJson(report), o.jsonOutput);
+      const failures = report.gates.flatMap((g) => g.failures);
+      for (const f of failures.slice(0, -1)) process.stderr.write(`memsim: ${f.message}\n`);
+      const last = failures[failures.length - 1];
+      if (last) throw new GateFailure(last.message);
+    });
+}

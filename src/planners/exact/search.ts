@@ -1,0 +1,363 @@
+import { alignUp } from '../records.js';
+import type { UsageRecords } from '../types.js';
+import type { Partition } from './sweep.js';
+
+/** minimalloc's static preorderings (solver.h): W width, A area, T section total; all descending. */
+export const HEURISTICS = ['WAT', 'TAW', 'TWA'] as const;
+
+/** Limits and clock of a search. */
+export interface SearchBudget {
+  /** Stop (not proven) when the clock passes this. */
+  deadlineMs: number;
+  now: () => number;
+}
+
+/** How one bounded run of the search ended. */
+export type RunEnd = 'found' | 'exhausted' | 'nodes' | 'timeout';
+
+/**
+ * Depth-first search over canonical placements of one partition, after minimalloc's SolverImpl
+ * (src/solver.cc). A buffer is only ever placed at its lowest feasible offset (the top of the placed
+ * buffers it overlaps, aligned), in non-decreasing (offset, preorder) order, so each packing is
+ * reached once. Pruning, as minimalloc: a buffer at or above the lowest top any unplaced buffer
+ * could reach would leave room under it (dominated); a section whose floor, raised to the current
+ * offset, plus the sizes still to place in it exceeds the capacity cannot be completed; a buffer
+ * with nothing unplaced overhead, once tried, needs no alternative (hatless pruning). When no
+ * unplaced buffer crosses a boundary between sections any more, the two sides are solved one after
+ * the other (minimalloc's dynamic decomposition): a failure on one side is not retried against
+ * every packing of the other.
+ */
+export class PartitionSearch {
+  private readonly m: number;
+  private readonly S: number;
+  private readonly size: Float64Array;
+  private rank: Int32Array<ArrayBuffer> = new Int32Array(0);
+  private readonly ranks: Int32Array<ArrayBuffer>[] = [];
+  private readonly offset: Float64Array;
+  private readonly minOff: Float64Array;
+  private readonly floor: Float64Array;
+  private readonly total: Float64Array;
+  private readonly cuts: Int32Array;
+  private readonly unplacedNeighbours: Int32Array;
+  private readonly solution: Float64Array;
+  private readonly orders: Int32Array<ArrayBuffer>[] = [];
+  // Undo stacks (a slot per section would be overwritten by nested placements).
+  private readonly minOffUndo: Int32Array;
+  private readonly minOffUndoVal: Float64Array;
+  private readonly floorUndo: Float64Array;
+  private readonly prefixMax: Float64Array;
+  private readonly suffixMax: Float64Array;
+  /** Buffers of each section (CSR), for the unallocated floor. */
+  private readonly memberStart: Int32Array;
+  private readonly members: Int32Array;
+  private readonly touched: Int32Array;
+  private stamp = 0;
+  private readonly touchedList: Int32Array;
+  private raiseIdx: Int32Array<ArrayBuffer> = new Int32Array(1024);
+  private raiseVal: Float64Array<ArrayBuffer> = new Float64Array(1024);
+  private raiseTop = 0;
+  private minOffTop = 0;
+  private floorTop = 0;
+  private cap = 0;
+  private limit = 0;
+  private end: RunEnd | null = null;
+  nodes = 0;
+  /** Best packing found: its height, and offsets per local buffer. */
+  bestHeight = 0;
+  readonly bestOffsets: Float64Array;
+
+  constructor(
+    r: UsageRecords,
+    private readonly p: Partition,
+    incumbent: Float64Array,
+    private readonly alignmentBytes: number,
+    private readonly budget: SearchBudget,
+  ) {
+    const m = (this.m = p.records.length);
+    const S = (this.S = p.sectionTotal.length);
+    this.size = new Float64Array(m);
+    this.bestOffsets = new Float64Array(m);
+    const width = new Float64Array(m);
+    const sectionMax = new Float64Array(m);
+    let spans = 0;
+    for (let b = 0; b < m; b++) {
+      const rec = p.records[b] as number;
+      this.size[b] = r.size[rec] as number;
+      this.bestOffsets[b] = incumbent[rec] as number;
+      this.bestHeight = Math.max(this.bestHeight, (incumbent[rec] as number) + (r.size[rec] as number));
+      width[b] = (r.last[rec] as number) - (r.first[rec] as number) + 1;
+      for (let s = p.sectionLo[b] as number; s < (p.sectionHi[b] as number); s++) {
+        sectionMax[b] = Math.max(sectionMax[b] as number, p.sectionTotal[s] as number);
+      }
+      spans += (p.sectionHi[b] as number) - (p.sectionLo[b] as number);
+    }
+    const key = (c: string, b: number): number =>
+      c === 'W' ? (width[b] as number) : c === 'A' ? (width[b] as number) * (this.size[b] as number) : (sectionMax[b] as number);
+    for (const h of HEURISTICS) {
+      const pre = Array.from({ length: m }, (_, b) => b).sort((x, y) => {
+        for (const c of h) {
+          const d = key(c, y) - key(c, x);
+          if (d !== 0) return d;
+        }
+        return x - y;
+      });
+      const rank = new Int32Array(m);
+      pre.forEach((b, i) => (rank[b] = i));
+      this.ranks.push(rank);
+    }
+    this.offset = new Float64Array(m);
+    this.minOff = new Float64Array(m);
+    this.floor = new Float64Array(S);
+    this.total = new Float64Array(S);
+    this.cuts = new Int32Array(Math.max(0, S - 1));
+    this.unplacedNeighbours = new Int32Array(m);
+    this.solution = new Float64Array(m);
+    this.minOffUndo = new Int32Array(p.overlaps.length + 1);
+    this.minOffUndoVal = new Float64Array(p.overlaps.length + 1);
+    this.floorUndo = new Float64Array(spans + 1);
+    this.prefixMax = new Float64Array(S + 1);
+    this.suffixMax = new Float64Array(S + 1);
+    this.memberStart = new Int32Array(S + 1);
+    for (let b = 0; b < m; b++) {
+      for (let s = p.sectionLo[b] as number; s < (p.sectionHi[b] as number); s++) this.memberStart[s + 1] = (this.memberStart[s + 1] as number) + 1;
+    }
+    for (let s = 0; s < S; s++) this.memberStart[s + 1] = (this.memberStart[s + 1] as number) + (this.memberStart[s] as number);
+    this.members = new Int32Array(this.memberStart[S] as number);
+    const fill = this.memberStart.slice(0, S);
+    for (let b = 0; b < m; b++) {
+      for (let s = p.sectionLo[b] as number; s < (p.sectionHi[b] as number); s++) this.members[(fill[s] as number)] = b, fill[s] = (fill[s] as number) + 1;
+    }
+    this.touched = new Int32Array(S);
+    this.touchedList = new Int32Array(S);
+  }
+
+  /**
+   * Searches for a packing no higher than `capacity` (and lower than the best so far): `found` at the
+   * first one, `exhausted` when none exists, `nodes` after `nodeLimit` more nodes, `timeout` past
+   * the deadline. The capacity is fixed during a run, which lets each node check only what changed.
+   */
+  run(heuristic: number, capacity: number, nodeLimit: number): RunEnd {
+    const { p, m, S } = this;
+    this.rank = this.ranks[heuristic] as Int32Array<ArrayBuffer>;
+    this.cap = Math.min(capacity, this.bestHeight - 1);
+    this.limit = this.nodes + nodeLimit;
+    this.end = null;
+    this.offset.fill(-1);
+    this.minOff.fill(0);
+    this.floor.fill(0);
+    this.total.set(p.sectionTotal);
+    this.cuts.fill(0);
+    this.minOffTop = 0;
+    this.floorTop = 0;
+    this.raiseTop = 0;
+    for (let b = 0; b < m; b++) {
+      this.unplacedNeighbours[b] = (p.overlapStart[b + 1] as number) - (p.overlapStart[b] as number);
+      for (let s = p.sectionLo[b] as number; s + 1 < (p.sectionHi[b] as number); s++) this.cuts[s] = (this.cuts[s] as number) + 1;
+    }
+    for (let s = 0; s < S; s++) if ((this.total[s] as number) > this.cap) return 'exhausted';
+    const first = this.orders[0] ?? (this.orders[0] = new Int32Array(m));
+    for (let b = 0; b < m; b++) first[this.rank[b] as number] = b;
+    if (this.dfs(1, m, 0, -1, 0, S)) {
+      let height = 0;
+      for (let b = 0; b < m; b++) height = Math.max(height, (this.solution[b] as number) + (this.size[b] as number));
+      this.bestHeight = height;
+      this.bestOffsets.set(this.solution);
+      return 'found';
+    }
+    return this.end ?? 'exhausted';
+  }
+
+  /** Prefix and suffix maxima of the section totals over [lo, hi). */
+  private sectionMaxima(lo: number, hi: number): void {
+    const { prefixMax: pre, suffixMax: suf, total } = this;
+    pre[lo] = 0;
+    for (let s = lo; s < hi; s++) pre[s + 1] = Math.max(pre[s] as number, total[s] as number);
+    suf[hi] = 0;
+    for (let s = hi - 1; s >= lo; s--) suf[s] = Math.max(suf[s + 1] as number, total[s] as number);
+  }
+
+  /**
+   * Places every unplaced buffer of the sections [secLo, secHi) (a partition or a piece split off by
+   * decomposition); true when it succeeded, with the offsets recorded in `solution`.
+   */
+  private dfs(depth: number, count: number, lastOffset: number, lastRank: number, secLo: number, secHi: number): boolean {
+    if (++this.nodes > this.limit) {
+      this.end = 'nodes';
+      return false;
+    }
+    if ((this.nodes & 1023) === 0 && this.budget.now() > this.budget.deadlineMs) {
+      this.end = 'timeout';
+      return false;
+    }
+    const { offset, minOff, size, rank, p, total, cap } = this;
+    // The parent's order minus placed buffers and buffers of other pieces, re-sorted by (min offset,
+    // preorder): few minimum offsets changed since, so an insertion sort is nearly linear.
+    const parent = this.orders[depth - 1] as Int32Array;
+    const order = this.orders[depth] ?? (this.orders[depth] = new Int32Array(this.m));
+    let k = 0;
+    let minHeight = Infinity;
+    for (let j = 0; j < count; j++) {
+      const b = parent[j] as number;
+      if ((offset[b] as number) >= 0 || (p.sectionLo[b] as number) >= secHi || (p.sectionHi[b] as number) <= secLo) continue;
+      const mo = minOff[b] as number;
+      const rb = rank[b] as number;
+      let q = k++;
+      while (q > 0) {
+        const c = order[q - 1] as number;
+        const mc = minOff[c] as number;
+        if (mc < mo || (mc === mo && (rank[c] as number) < rb)) break;
+        order[q] = c;
+        q--;
+      }
+      order[q] = b;
+      minHeight = Math.min(minHeight, mo + (size[b] as number));
+    }
+    if (k === 0) return true;
+    // Every section passed max(offset, floor) + total <= cap when the parent placed its buffer, and
+    // the capacity is fixed. Placing b at o (no lower than that offset) raises b's sections' floors
+    // to its top and leaves the others as they are: what remains to check is b's sections, and
+    // o + total for the other sections of this piece (the largest, from prefix/suffix maxima).
+    const pre = this.prefixMax;
+    const suf = this.suffixMax;
+    this.sectionMaxima(secLo, secHi);
+    for (let j = 0; j < k; j++) {
+      const b = order[j] as number;
+      const o = minOff[b] as number;
+      if (o < lastOffset || (o === lastOffset && (rank[b] as number) < lastRank)) continue; // canonical
+      if (o >= minHeight) continue; // dominated
+      const sb = size[b] as number;
+      const top = o + sb;
+      const sLo = p.sectionLo[b] as number;
+      const sHi = p.sectionHi[b] as number;
+      let feasible = top <= cap && o + Math.max(pre[sLo] as number, suf[sHi] as number) <= cap;
+      for (let s = sLo; feasible && s < sHi; s++) if (top + (total[s] as number) - sb > cap) feasible = false;
+      if (feasible) {
+        const ok = this.place(b, o, top, depth, k, secLo, secHi);
+        if (ok) return true;
+        if (this.end !== null) return false;
+        this.sectionMaxima(secLo, secHi);
+      }
+      // Nothing unplaced overhead: if b at its lowest offset fails, so does every alternative.
+      if (this.unplacedNeighbours[b] === 0) break;
+    }
+    return false;
+  }
+
+  /** Places b at o, searches what remains (splitting it where no buffer crosses any more), undoes. */
+  private place(b: number, o: number, top: number, depth: number, k: number, secLo: number, secHi: number): boolean {
+    const { offset, minOff, size, p, floor, total, cuts } = this;
+    const sb = size[b] as number;
+    const sLo = p.sectionLo[b] as number;
+    const sHi = p.sectionHi[b] as number;
+    offset[b] = o;
+    minOff[b] = Infinity; // so that scans over section members skip it without a second load
+    this.solution[b] = o;
+    const minOffFrom = this.minOffTop;
+    const raised = alignUp(top, this.alignmentBytes);
+    for (let q = p.overlapStart[b] as number; q < (p.overlapStart[b + 1] as number); q++) {
+      const u = p.overlaps[q] as number;
+      if ((offset[u] as number) >= 0) continue;
+      this.unplacedNeighbours[u] = (this.unplacedNeighbours[u] as number) - 1;
+      if ((minOff[u] as number) >= raised) continue;
+      this.minOffUndo[this.minOffTop] = u;
+      this.minOffUndoVal[this.minOffTop++] = minOff[u] as number;
+      minOff[u] = raised;
+    }
+    const floorFrom = this.floorTop;
+    for (let s = sLo; s < sHi; s++) {
+      this.floorUndo[this.floorTop++] = floor[s] as number;
+      floor[s] = top;
+      total[s] = (total[s] as number) - sb;
+    }
+    // Unallocated floor (minimalloc's UpdateSectionData): in every section where a buffer's minimum
+    // offset rose, nothing unplaced can start below the lowest minimum offset of its unplaced
+    // buffers, so that is a floor too; check those sections against it.
+    const raiseFrom = this.raiseTop;
+    let ok = this.raiseFloors(minOffFrom, o);
+    // Boundaries inside b's sections that no unplaced buffer crosses any more split the rest.
+    let cutsHere = 0;
+    for (let s = sLo; s + 1 < sHi; s++) {
+      cuts[s] = (cuts[s] as number) - 1;
+      if (cuts[s] === 0) cutsHere++;
+    }
+    if (!ok) {
+      // pruned by the unallocated floor
+    } else if (cutsHere === 0) {
+      ok = this.dfs(depth + 1, k, o, this.rank[b] as number, secLo, secHi);
+    } else {
+      // Inside a piece every boundary had a crossing buffer: the zero cuts now are the new ones.
+      ok = true;
+      let from = secLo;
+      for (let s = secLo; s < secHi && ok; s++) {
+        if (s + 1 < secHi && cuts[s] !== 0) continue;
+        // Each piece starts afresh (offset 0, any preorder), as minimalloc's SubSolve.
+        ok = this.dfs(depth + 1, k, 0, -1, from, s + 1);
+        from = s + 1;
+      }
+    }
+    for (let s = sLo; s + 1 < sHi; s++) cuts[s] = (cuts[s] as number) + 1;
+    while (this.raiseTop > raiseFrom) {
+      this.raiseTop--;
+      floor[this.raiseIdx[this.raiseTop] as number] = this.raiseVal[this.raiseTop] as number;
+    }
+    for (let s = sLo; s < sHi; s++) {
+      floor[s] = this.floorUndo[floorFrom + s - sLo] as number;
+      total[s] = (total[s] as number) + sb;
+    }
+    this.floorTop = floorFrom;
+    while (this.minOffTop > minOffFrom) {
+      this.minOffTop--;
+      minOff[this.minOffUndo[this.minOffTop] as number] = this.minOffUndoVal[this.minOffTop] as number;
+    }
+    for (let q = p.overlapStart[b] as number; q < (p.overlapStart[b + 1] as number); q++) {
+      const u = p.overlaps[q] as number;
+      if ((offset[u] as number) < 0) this.unplacedNeighbours[u] = (this.unplacedNeighbours[u] as number) + 1;
+    }
+    offset[b] = -1;
+    minOff[b] = o;
+    return ok;
+  }
+
+  /** Raises section floors to the lowest minimum offset of their unplaced buffers; false when infeasible. */
+  private raiseFloors(minOffFrom: number, o: number): boolean {
+    const { p, floor, total, minOff, touched, touchedList } = this;
+    let n = 0;
+    const stamp = ++this.stamp;
+    for (let q = minOffFrom; q < this.minOffTop; q++) {
+      const u = this.minOffUndo[q] as number;
+      for (let s = p.sectionLo[u] as number; s < (p.sectionHi[u] as number); s++) {
+        if (touched[s] === stamp) continue;
+        touched[s] = stamp;
+        touchedList[n++] = s;
+      }
+    }
+    let ok = true;
+    for (let t = 0; t < n && ok; t++) {
+      const s = touchedList[t] as number;
+      const f = floor[s] as number;
+      let low = Infinity;
+      for (let q = this.memberStart[s] as number; q < (this.memberStart[s + 1] as number); q++) {
+        const mo = minOff[this.members[q] as number] as number; // Infinity for placed buffers
+        if (mo <= f) {
+          low = -1; // no raise: stop looking
+          break;
+        }
+        if (mo < low) low = mo;
+      }
+      if (low === Infinity || low <= f) continue;
+      if (this.raiseTop === this.raiseIdx.length) {
+        const i2 = new Int32Array(this.raiseTop * 2);
+        i2.set(this.raiseIdx);
+        const v2 = new Float64Array(this.raiseTop * 2);
+        v2.set(this.raiseVal);
+        this.raiseIdx = i2;
+        this.raiseVal = v2;
+      }
+      this.raiseIdx[this.raiseTop] = s;
+      this.raiseVal[this.raiseTop++] = floor[s] as number;
+      floor[s] = low;
+      if (Math.max(low, o) + (total[s] as number) > this.cap) ok = false;
+    }
+    return ok;
+  }
+}

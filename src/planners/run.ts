@@ -1,0 +1,169 @@
+import { VERSION } from '../version.js';
+import { objectsToOffsets } from './layout.js';
+import { type LowerBounds, lowerBounds } from './lower-bounds.js';
+import { BEST, listPlanners, selectStrategies } from './registry.js';
+import { bestPacking, type Candidate, type SearchReport } from './strategies/best.js';
+import type { Assignment, PlanKind, PlannerDefinition, UsageRecords } from './types.js';
+
+/** One strategy's outcome in `memsim.plan/1`. */
+export type PlanResult = PlanResultOk | PlanResultSkipped;
+
+interface PlanResultBase {
+  strategy: string;
+  kind: PlanKind;
+  /** The real function it mirrors. */
+  source: string;
+}
+
+/** A plan: the total it needs and the assignment, per record in record order. */
+export interface PlanResultOk extends PlanResultBase {
+  status: 'ok';
+  totalBytes: number;
+  /** totalBytes over the lower bound of its kind (objects or offsets); null when that bound is 0. */
+  ratioToLowerBound: number | null;
+  /** Objects plans: the object of each record, and each object's size. */
+  objectIds?: number[];
+  objectSizes?: number[];
+  /** Offsets plans: the offset of each record. */
+  offsets?: number[];
+  /** `best` only: whether the total is proven optimal, what produced it, how the search went. */
+  proven?: boolean;
+  from?: string;
+  search?: SearchReport;
+}
+
+/** A strategy not run, and why (its cost grows too fast for this many records). */
+export interface PlanResultSkipped extends PlanResultBase {
+  status: 'skipped';
+  reason: string;
+}
+
+/** `memsim.plan/1`: what `plan --format json` writes; the text table shows the same object. */
+export interface PlanReport {
+  schema: 'memsim.plan/1';
+  tool: { name: 'memsim'; version: string };
+  input: { path: string; format: string; records: number };
+  alignmentBytes: number;
+  timeLimitMs: number;
+  lowerBounds: LowerBounds;
+  /** Plans first, smallest total first (`best` first on ties, then registry order); skipped last. */
+  results: PlanResult[];
+  notes: string[];
+}
+
+/** Options of a planning run. */
+export interface PlanRunOptions {
+  /** `all` (default), or names as `--strategy` takes them (`greedy-by-size:offsets,best`). */
+  strategy?: string;
+  alignmentBytes?: number;
+  /** Budget of the exact search in `best` (default 10 s; 0 disables the search). */
+  timeLimitMs?: number;
+  /** Clock for the search's deadline (tests inject one). */
+  now?: () => number;
+}
+
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+function ratio(total: number, bound: number): number | null {
+  if (bound === 0) return total === 0 ? 1 : null;
+  return round6(total / bound);
+}
+
+/** Why a planner is skipped for these records, or null when it runs. */
+export function skipReason(def: PlannerDefinition, r: UsageRecords): string | null {
+  if (def.maxRecords !== undefined && r.count > def.maxRecords) {
+    return `${r.count} records is over its limit of ${def.maxRecords} (its cost grows as n²)`;
+  }
+  return null;
+}
+
+/**
+ * Runs the selected strategies on a set of records and builds the `memsim.plan/1` report. Pure: no
+ * I/O; the only clock read is the exact search's deadline.
+ */
+export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanReport {
+  const alignmentBytes = options.alignmentBytes ?? 1;
+  const timeLimitMs = options.timeLimitMs ?? 10_000;
+  const selection = selectStrategies(options.strategy ?? 'all');
+  const bounds = lowerBounds(r);
+  const planOptions = { alignmentBytes, timeLimitMs };
+  const planners = listPlanners();
+  const done = new Map<PlannerDefinition, Assignment>();
+  const runOne = (def: PlannerDefinition): Assignment => {
+    let a = done.get(def);
+    if (!a) {
+      a = def.plan(r, planOptions);
+      done.set(def, a);
+    }
+    return a;
+  };
+
+  const results: PlanResult[] = [];
+  for (const def of selection.planners) {
+    const reason = skipReason(def, r);
+    const base = { strategy: def.name, kind: def.kind, source: def.source };
+    if (reason) {
+      results.push({ ...base, status: 'skipped', reason });
+      continue;
+    }
+    results.push(toResult(base, runOne(def), bounds, alignmentBytes));
+  }
+  if (selection.best) {
+    const candidates: Candidate[] = [];
+    for (const def of planners) {
+      if (!def.inBest || skipReason(def, r)) continue;
+      const a = runOne(def);
+      const layout = a.kind === 'offsets' ? a : objectsToOffsets(a, alignmentBytes);
+      candidates.push({ label: `${def.name} (${def.kind})`, offsets: layout.offsets, totalBytes: layout.totalBytes });
+    }
+    const b = bestPacking(r, candidates, bounds.offsetsBytes, alignmentBytes, timeLimitMs, options.now);
+    results.push({
+      ...toResult({ strategy: BEST, kind: 'offsets', source: 'the best of the strategies, then an exact search (after minimalloc)' }, b.assignment, bounds, alignmentBytes),
+      proven: b.proven,
+      from: b.from,
+      search: b.search,
+    } as PlanResultOk);
+  }
+
+  const rank = (x: PlanResult): number => (x.strategy === BEST ? -1 : planners.findIndex((p) => p.name === x.strategy && p.kind === x.kind));
+  results.sort((a, b) => {
+    if (a.status !== b.status) return a.status === 'ok' ? -1 : 1;
+    if (a.status === 'ok' && b.status === 'ok' && a.totalBytes !== b.totalBytes) return a.totalBytes - b.totalBytes;
+    return rank(a) - rank(b);
+  });
+  return {
+    schema: 'memsim.plan/1',
+    tool: { name: 'memsim', version: VERSION },
+    input: { path: r.source.path, format: r.source.format, records: r.count },
+    alignmentBytes,
+    timeLimitMs,
+    lowerBounds: bounds,
+    results,
+    notes: [...r.notes],
+  };
+}
+
+function toResult(base: PlanResultBase, a: Assignment, bounds: LowerBounds, alignmentBytes: number): PlanResultOk {
+  if (a.kind === 'offsets') {
+    return { ...base, status: 'ok', totalBytes: a.totalBytes, ratioToLowerBound: ratio(a.totalBytes, bounds.offsetsBytes), offsets: Array.from(a.offsets) };
+  }
+  const total = objectsToOffsets(a, alignmentBytes).totalBytes;
+  return {
+    ...base,
+    status: 'ok',
+    totalBytes: total,
+    ratioToLowerBound: ratio(total, bounds.objectsBytes),
+    objectIds: Array.from(a.objectIds),
+    objectSizes: [...a.objectSizes],
+  };
+}
+
+/** The offsets of a plan result, per record (objects laid out back to back, as `--format csv` writes them). */
+export function resultOffsets(res: PlanResultOk, alignmentBytes: number): number[] {
+  if (res.offsets) return res.offsets;
+  const layout = objectsToOffsets(
+    { kind: 'objects', objectIds: Int32Array.from(res.objectIds ?? []), objectSizes: res.objectSizes ?? [] },
+    alignmentBytes,
+  );
+  return Array.from(layout.offsets);
+}

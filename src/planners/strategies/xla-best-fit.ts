@@ -1,0 +1,75 @@
+import { Placement } from '../placement.js';
+import { alignUp } from '../records.js';
+import type { OffsetsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
+
+/**
+ * XLA's GlobalDecreasingSizeBestFitHeap (xla/service/heap_simulator, the classic FindChunkCandidate
+ * without colocations or a preferred offset). Buffers in the heap's order, spatial: decreasing size,
+ * then decreasing live range, then buffer id; temporal: decreasing live range, then decreasing size,
+ * then id. Each takes the smallest free chunk that fits among the gaps between the chunks that
+ * overlap it in time and the space above them up to the current heap size (the lowest on ties);
+ * when none fits, it goes on top of the highest of them and the heap grows. Chunk ends are rounded
+ * up to the alignment. Zero-sized buffers sit at offset 0, as in XLA.
+ */
+export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spatial' | 'temporal'): OffsetsAssignment {
+  const p = new Placement(r);
+  const n = r.count;
+  const duration = (i: number): number => (r.last[i] as number) - (r.first[i] as number);
+  // Both comparators end with the buffer id, so the order is total and any sort gives it.
+  const bySize = (a: number, b: number): number => (r.size[b] as number) - (r.size[a] as number);
+  const byRange = (a: number, b: number): number => duration(b) - duration(a);
+  const order = Uint32Array.from({ length: n }, (_, i) => i).sort(
+    type === 'spatial' ? (a, b) => bySize(a, b) || byRange(a, b) || a - b : (a, b) => byRange(a, b) || bySize(a, b) || a - b,
+  );
+  let heapSize = 0;
+  for (let k = 0; k < n; k++) {
+    const rec = order[k] as number;
+    const size = r.size[rec] as number;
+    if (size === 0) {
+      p.place(rec, 0, false);
+      continue;
+    }
+    let fitOffset = -1;
+    let fitSize = Infinity;
+    const useFreeChunk = (freeOffset: number, freeSize: number): void => {
+      if (freeSize < size) return;
+      if (freeSize < fitSize) {
+        fitOffset = freeOffset;
+        fitSize = freeSize;
+      }
+    };
+    let offset = 0;
+    const conflicting = p.conflicting(rec);
+    for (let j = 0; j < conflicting.length; j++) {
+      const other = conflicting[j] as number;
+      const chunkOffset = p.offsets[other] as number;
+      if (offset < chunkOffset) useFreeChunk(offset, chunkOffset - offset);
+      offset = Math.max(offset, alignUp(chunkOffset + (r.size[other] as number), alignmentBytes));
+    }
+    useFreeChunk(offset, heapSize - offset);
+    if (fitOffset < 0) {
+      fitOffset = offset;
+      heapSize = offset + size;
+    }
+    p.place(rec, fitOffset);
+  }
+  return { kind: 'offsets', offsets: p.offsets, totalBytes: p.totalBytes };
+}
+
+export const xlaSpatial: PlannerDefinition = {
+  name: 'xla-best-fit',
+  kind: 'offsets',
+  description: 'XLA global decreasing-size best fit, spatial order (size, then live range)',
+  source: 'xla GlobalDecreasingSizeBestFitHeap kSpatial (service/heap_simulator)',
+  inBest: true,
+  plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'spatial'),
+};
+
+export const xlaTemporal: PlannerDefinition = {
+  name: 'xla-best-fit-temporal',
+  kind: 'offsets',
+  description: 'XLA global decreasing-size best fit, temporal order (live range, then size)',
+  source: 'xla GlobalDecreasingSizeBestFitHeap kTemporal (service/heap_simulator)',
+  inBest: true,
+  plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'temporal'),
+};

@@ -1,0 +1,116 @@
+import type { FigureChange } from '../sim/compare-baseline.js';
+import type { CompareEntry, CompareReport } from '../sim/compare.js';
+import { formatBytes, formatCount, formatPercent } from './format.js';
+
+/** A signed percentage with two decimals: `+0.06%`, `-12.50%`. */
+export function formatSignedPercent(r: number): string {
+  return `${r >= 0 ? '+' : ''}${(r * 100).toFixed(2)}%`;
+}
+
+const UNITS: [string, number][] = [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]];
+
+/**
+ * A capacity found on a grid, shown exactly in the grid's unit when the step is a whole number of
+ * KiB/MiB/GiB (`9,645 MiB`), since the point of the figure is the value to configure.
+ */
+export function formatGridBytes(bytes: number, stepBytes: number): string {
+  for (const [unit, m] of UNITS) if (stepBytes % m === 0 && bytes % m === 0) return `${formatCount(bytes / m)} ${unit}`;
+  return formatBytes(bytes);
+}
+
+/** The capacity of the comparison in words. */
+export function capacityText(r: CompareReport): string {
+  return r.capacityBytes === null ? 'unlimited capacity' : `capacity ${formatBytes(r.capacityBytes)}`;
+}
+
+/** The OOM cell: `0`, `1 fragmentation`, `37 (first: capacity)`. */
+export function oomCell(e: CompareEntry): string {
+  const n = e.summary.oomCount;
+  if (n === 0) return '0';
+  const kind = e.firstOom?.kind ?? '?';
+  return n === 1 ? `1 ${kind}` : `${formatCount(n)} (first: ${kind})`;
+}
+
+/** The minimum-capacity cell: the value, or why there is none. */
+export function minCapacityCell(r: CompareReport, e: CompareEntry): string {
+  const step = r.minCapacity?.stepBytes ?? 1;
+  if (e.minCapacityBytes === null) return 'does not fit';
+  return formatGridBytes(e.minCapacityBytes, step);
+}
+
+/** Column heads and alignment of the comparison table. */
+export function tableHead(r: CompareReport): { head: string[]; align: ('left' | 'right')[] } {
+  const head = ['#', 'allocator', 'peak reserved', 'vs lower bound', 'utilization', 'internal frag', 'external frag', 'device calls', 'OOMs'];
+  const align: ('left' | 'right')[] = ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];
+  if (r.minCapacity) {
+    head.push('min capacity');
+    align.push('right');
+  }
+  return { head, align };
+}
+
+/** The rows of the comparison table: the lower bound first, then the rows best first. */
+export function tableRows(r: CompareReport): string[][] {
+  const lb = r.lowerBound;
+  const rows: string[][] = [['', 'lower bound (peak live)', formatBytes(lb.peakLiveBytes), '', '', '', '', '', '']];
+  if (r.minCapacity) (rows[0] as string[]).push(lb.minCapacityBytes === null ? '' : formatGridBytes(lb.minCapacityBytes, r.minCapacity.stepBytes));
+  for (const e of r.allocators) {
+    const s = e.summary;
+    const row = [
+      String(e.rank),
+      e.name,
+      formatBytes(s.peakReservedBytes),
+      s.oomCount > 0 && !e.completed ? '–' : formatSignedPercent(s.overheadVsLowerBound),
+      formatPercent(s.utilization),
+      formatPercent(s.internalFragmentation),
+      formatPercent(s.externalFragmentation),
+      `${formatCount(s.deviceAllocCalls)} / ${formatCount(s.deviceFreeCalls)}`,
+      oomCell(e),
+    ];
+    if (r.minCapacity) row.push(minCapacityCell(r, e));
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** What the search guarantees about a row's minimum capacity, in words. */
+export function searchText(e: CompareEntry): string {
+  const s = e.search;
+  if (!s) return '';
+  const step = s.stepBytes;
+  const fmt = (b: number): string => formatGridBytes(b, step);
+  const replays = `${s.replays} replay${s.replays === 1 ? '' : 's'}`;
+  if (s.minCapacityBytes === null) return `does not fit at any capacity tried (${replays})`;
+  const found = fmt(s.minCapacityBytes);
+  switch (s.guarantee) {
+    case 'lower-bound':
+      return `${found}, the lower bound itself: nothing smaller can fit (${replays})`;
+    case 'scanned':
+      return `${found}; every step from ${fmt(s.lowerBoundBytes)} up to ${fmt(s.minCapacityBytes - step)} fails (${replays})`;
+    default:
+      return `${found}; ${fmt(s.minCapacityBytes - step)} fails (${replays})`;
+  }
+}
+
+/** Changes against the baseline that are not ties, in row order. */
+export function changedFigures(r: CompareReport): FigureChange[] {
+  return r.baseline ? r.baseline.changes.filter((c) => c.direction !== 'same') : [];
+}
+
+/** Baseline cells: figure, before, now, change, verdict. */
+export function changeCells(c: FigureChange): string[] {
+  const label = c.figure === 'peakReservedBytes' ? 'peak reserved' : c.figure === 'minCapacityBytes' ? 'min capacity' : 'OOMs';
+  const fmt = (n: number): string => (c.figure === 'oomCount' ? formatCount(n) : formatBytes(n));
+  const rel = c.relative === null ? 'new' : formatSignedPercent(c.relative);
+  const verdict = c.direction === 'better' ? 'better' : c.exceedsThreshold ? 'worse (over the limit)' : c.direction === 'worse' ? 'worse (allowed)' : 'same';
+  return [c.allocator, label, fmt(c.baseline), fmt(c.current), rel, verdict];
+}
+
+/** The status of a comparison: OOM, regressed (beyond the allowed), or fits; with the facts. */
+export function status(r: CompareReport): { oom: CompareEntry[]; regressions: FigureChange[]; improvements: FigureChange[] } {
+  return {
+    oom: r.allocators.filter((e) => e.summary.oomCount > 0),
+    regressions: r.baseline ? r.baseline.changes.filter((c) => c.exceedsThreshold) : [],
+    improvements: r.baseline ? r.baseline.changes.filter((c) => c.direction === 'better') : [],
+  };
+}

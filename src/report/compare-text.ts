@@ -1,0 +1,91 @@
+import type { ChalkInstance } from 'chalk';
+import { describeChange, percentText } from '../sim/compare-gates.js';
+import type { CompareReport } from '../sim/compare.js';
+import { capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableHead, tableRows } from './compare-table.js';
+import { formatBytes, formatCount, painter, type RenderOptions } from './format.js';
+import { explainOom, newTable } from './replay-text.js';
+
+/** The one line that says how the comparison came out: OOM, regressed, or fits. */
+export function compareStatusLine(r: CompareReport, c: ChalkInstance): string {
+  const st = status(r);
+  const n = r.allocators.length;
+  const parts: string[] = [];
+  if (st.oom.length > 0) {
+    const who = st.oom.map((e) => `${e.name} (${e.firstOom?.kind ?? 'OOM'})`).join(', ');
+    parts.push(`${c.red('✘ OOM')}: ${st.oom.length} of ${n} allocator${n === 1 ? '' : 's'} ran out of memory at ${capacityText(r)}: ${who}`);
+  }
+  if (st.regressions.length > 0) {
+    const first = st.regressions[0];
+    const more = st.regressions.length > 1 ? ` (and ${st.regressions.length - 1} more)` : '';
+    parts.push(`${c.red('▲ regressed')} vs baseline: ${first ? `${first.allocator} ${describeChange(first)}` : ''}${more}`);
+  }
+  if (st.oom.length === 0) {
+    const best = r.allocators[0];
+    const fits = `${c.green('✔ fits')}: ${n === 1 ? 'the allocator fits' : `all ${n} allocators fit`} (${capacityText(r)})`;
+    const bestText = best
+      ? `; best ${best.name}: peak reserved ${formatBytes(best.summary.peakReservedBytes)}, ${formatSignedPercent(best.summary.overheadVsLowerBound)} over the lower bound ${formatBytes(r.lowerBound.peakLiveBytes)}`
+      : '';
+    parts.push(fits + bestText);
+  }
+  if (st.regressions.length === 0 && st.improvements.length > 0) {
+    parts.push(`${c.green('▼ improved')} vs baseline: ${st.improvements.length} figure${st.improvements.length === 1 ? '' : 's'} better`);
+  }
+  return parts.join(' · ');
+}
+
+function baselineSection(r: CompareReport): string[] {
+  const b = r.baseline;
+  if (!b) return [];
+  const out = [`vs baseline ${b.path} (${formatCount(b.trace.events)} events; allowed regression ${percentText(b.maxRegression)}):`];
+  const changed = changedFigures(r);
+  if (changed.length > 0) {
+    const t = newTable(['allocator', 'figure', 'baseline', 'now', 'change', ''], ['left', 'left', 'right', 'right', 'right', 'left']);
+    for (const ch of changed) t.push(changeCells(ch));
+    out.push(t.toString());
+  }
+  out.push(`${formatCount(b.changes.length - changed.length)} figure(s) unchanged`);
+  if (b.added.length > 0) out.push(`new since the baseline: ${b.added.join(', ')}`);
+  if (b.removed.length > 0) out.push(`in the baseline only: ${b.removed.join(', ')}`);
+  for (const n of b.notes) out.push(`note: ${n}`);
+  return [...out, ''];
+}
+
+/** The text report of `compare`: status, the table best first, then searches, OOMs, baseline, gates. */
+export function renderCompareText(r: CompareReport, options: RenderOptions = {}): string {
+  const c = painter(options.color);
+  const t = r.trace;
+  const out: string[] = [];
+  const n = r.allocators.length;
+  out.push(
+    c.bold(`memsim compare · ${n} allocator${n === 1 ? '' : 's'} · ${capacityText(r)}`) +
+      (r.minCapacity ? ` · minimum capacity in steps of ${formatGridBytes(r.minCapacity.stepBytes, r.minCapacity.stepBytes)}` : ''),
+    `trace ${t.path} (${t.format}${t.name ? `, "${t.name}"` : ''}): ${formatCount(t.events)} events, ${formatCount(t.allocs)} allocs, ${formatCount(t.frees)} frees, ${formatCount(t.steps)} step${t.steps === 1 ? '' : 's'}`,
+  );
+  const skippedEvents = t.skipped.unknownFree + t.skipped.doubleAlloc;
+  if (skippedEvents > 0) out.push(c.yellow(`skipped (--lenient): ${t.skipped.unknownFree} frees of non-live ids, ${t.skipped.doubleAlloc} allocs of live ids`));
+  out.push(compareStatusLine(r, c), '');
+  const { head, align } = tableHead(r);
+  const table = newTable(head, align);
+  for (const row of tableRows(r)) table.push(row);
+  out.push(table.toString(), '');
+  for (const s of r.skipped) out.push(`skipped ${s.name}: ${s.reason}`);
+  if (r.skipped.length > 0) out.push('');
+  if (r.minCapacity) {
+    out.push(c.bold('minimum capacity') + ` (smallest capacity, in steps of ${formatGridBytes(r.minCapacity.stepBytes, r.minCapacity.stepBytes)}, at which the whole trace replays without OOM)`);
+    for (const e of r.allocators) out.push(`  ${e.name}: ${searchText(e)}`);
+    out.push('');
+  }
+  for (const e of r.allocators) {
+    if (!e.firstOom) continue;
+    out.push(`${c.bold(`${e.name}: OOM at event ${formatCount(e.firstOom.event)}`)}${e.firstOom.line !== null ? ` (line ${e.firstOom.line})` : ''}`);
+    out.push(`  ${explainOom(e.firstOom)}`, '');
+  }
+  out.push(...baselineSection(r));
+  for (const g of r.gates) {
+    out.push(`gate ${g.gate}: ${g.failed ? c.red(`failed (${g.failures.length})`) : c.green('passed')}`);
+  }
+  if (r.gates.length > 0) out.push('');
+  for (const e of r.allocators) for (const note of e.notes) out.push(`note (${e.name}): ${note}`);
+  for (const note of r.notes) out.push(`note: ${note}`);
+  return out.join('\n').replace(/\n+$/, '') + '\n';
+}

@@ -1,0 +1,58 @@
+import type { Trace } from '../trace/model.js';
+import { searchMinCapacity, type CapacitySearchMode, type CapacitySearchResult } from './capacity-search.js';
+import { type Contender, type ContenderRun, probeContender } from './contender.js';
+import type { OnOom } from './replay.js';
+
+/** Names a row and its options: what a worker needs to rebuild the contender. */
+export interface ContenderRef {
+  name: string;
+  /** The user's options for it (typed values or `--option` text), as given. */
+  given: Record<string, unknown>;
+}
+
+/**
+ * The unit of work of `compare`: one row, replayed at the compared capacity and, when asked, its
+ * minimum-capacity search. The two run in one job because the search starts from the replay's peak
+ * and because a contender built once serves both (a planner plans once).
+ */
+export interface CompareJob {
+  contender: ContenderRef;
+  capacityBytes: number;
+  onOom: OnOom;
+  search: { stepBytes: number; mode: CapacitySearchMode } | null;
+}
+
+/** What a job returns; plain data, so that it crosses threads by structured clone. */
+export interface CompareJobResult {
+  run: ContenderRun;
+  search: CapacitySearchResult | null;
+}
+
+/**
+ * Runs one job on a trace. The same function runs in worker threads and in the main thread, so
+ * that results cannot depend on where they were computed.
+ */
+export function runJob(trace: Trace, job: CompareJob, build: (ref: ContenderRef) => Contender): CompareJobResult {
+  const c = build(job.contender);
+  const run = c.run(trace, job.capacityBytes, job.onOom);
+  if (!job.search || run.skipped !== undefined) return { run, search: null };
+  // A run at unlimited capacity that fitted is the search's first guess; otherwise the search
+  // replays at unlimited capacity itself (one more replay, counted).
+  let hint: number | null = null;
+  let extraReplays = 0;
+  if (job.capacityBytes === Infinity && run.summary.oomCount === 0) {
+    hint = run.summary.peakReservedBytes;
+  } else {
+    const unlimited = probeContender(c, trace, Infinity);
+    extraReplays = 1;
+    hint = unlimited.fits ? unlimited.peakReservedBytes : null;
+  }
+  const search = searchMinCapacity((capacityBytes) => probeContender(c, trace, capacityBytes).fits, {
+    peakLiveBytes: trace.summary.peakLiveBytes,
+    stepBytes: job.search.stepBytes,
+    hintBytes: hint,
+    mode: job.search.mode,
+    extraReplays,
+  });
+  return { run, search };
+}

@@ -1,0 +1,134 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { MemsimError, UsageError } from '../errors.js';
+import type { Trace } from '../trace/model.js';
+import { type CompareJob, type CompareJobResult, type ContenderRef, runJob } from './compare-jobs.js';
+import type { Contender } from './contender.js';
+import type { SharedTrace } from './shared-trace.js';
+
+/** Runs compare jobs: in worker threads, or in this thread. */
+export interface JobRunner {
+  readonly mode: 'workers' | 'in-thread';
+  /** Threads that run jobs. */
+  readonly threads: number;
+  submit(job: CompareJob): Promise<CompareJobResult>;
+  close(): Promise<void>;
+}
+
+/** What every worker receives once: the shared trace, and modules to import before any job. */
+export interface WorkerInit {
+  trace: SharedTrace;
+  /** Module URLs that register extra allocators or contenders (benchmarks, plugins). */
+  modules: string[];
+}
+
+/** A job's answer from a worker: its result, or the error it threw, as plain data. */
+export type WorkerReply = { ok: true; result: CompareJobResult } | { ok: false; error: { name: string; message: string; stack?: string } };
+
+/**
+ * The built worker entry, when there is one. From `dist/` it sits next to this module; from the
+ * TypeScript sources (tests run them directly) the built copy in `dist/` is used, since a worker
+ * cannot load `.ts` files. Null when none is built: callers then run in this thread.
+ */
+export function defaultWorkerUrl(): URL | null {
+  const here = import.meta.url;
+  const candidate = here.endsWith('.ts') ? new URL('../../dist/sim/compare-worker.js', here) : new URL('./compare-worker.js', here);
+  return existsSync(fileURLToPath(candidate)) ? candidate : null;
+}
+
+/** Runs every job in this thread, one after the other. */
+export class InThreadRunner implements JobRunner {
+  readonly mode = 'in-thread' as const;
+  readonly threads = 1;
+  constructor(
+    private readonly trace: Trace,
+    private readonly build: (ref: ContenderRef) => Contender,
+  ) {}
+  submit(job: CompareJob): Promise<CompareJobResult> {
+    return Promise.resolve().then(() => runJob(this.trace, job, this.build));
+  }
+  async close(): Promise<void> {}
+}
+
+/** Turns an error that crossed from a worker back into the kind the CLI maps to an exit code. */
+function revive(e: { name: string; message: string; stack?: string }): Error {
+  if (e.name === 'UsageError') return new UsageError(e.message);
+  if (e.name === 'MemsimError' || e.name === 'TraceError') return new MemsimError(e.message);
+  const err = new Error(`in a compare worker: ${e.message}`);
+  if (e.stack) err.stack = e.stack;
+  return err;
+}
+
+interface Pending {
+  job: CompareJob;
+  resolve: (r: CompareJobResult) => void;
+  reject: (e: Error) => void;
+}
+
+/** A fixed set of worker threads sharing one trace; jobs go to whichever worker is idle. */
+export class WorkerPool implements JobRunner {
+  readonly mode = 'workers' as const;
+  private readonly workers: Worker[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly queue: Pending[] = [];
+  private readonly busy = new Map<Worker, Pending>();
+  private failure: Error | undefined;
+  private closing = false;
+
+  constructor(url: URL, count: number, init: WorkerInit) {
+    for (let k = 0; k < count; k++) {
+      const w = new Worker(url, { workerData: init });
+      w.on('message', (reply: WorkerReply) => this.settle(w, reply));
+      w.on('error', (e) => this.fail(e instanceof Error ? e : new Error(String(e))));
+      w.on('exit', (code) => {
+        if (this.busy.has(w) || (code !== 0 && !this.closing)) this.fail(new Error(`a compare worker exited with code ${code}`));
+      });
+      this.workers.push(w);
+      this.idle.push(w);
+    }
+  }
+
+  get threads(): number {
+    return this.workers.length;
+  }
+
+  submit(job: CompareJob): Promise<CompareJobResult> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.idle.length > 0 && this.queue.length > 0) {
+      const w = this.idle.shift() as Worker;
+      const p = this.queue.shift() as Pending;
+      this.busy.set(w, p);
+      w.postMessage(p.job);
+    }
+  }
+
+  private settle(w: Worker, reply: WorkerReply): void {
+    const p = this.busy.get(w);
+    if (!p) return;
+    this.busy.delete(w);
+    this.idle.push(w);
+    if (reply.ok) p.resolve(reply.result);
+    else p.reject(revive(reply.error));
+    this.pump();
+  }
+
+  private fail(e: Error): void {
+    this.failure ??= e;
+    for (const p of [...this.busy.values(), ...this.queue]) p.reject(this.failure);
+    this.busy.clear();
+    this.queue.length = 0;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}

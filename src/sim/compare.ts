@@ -1,0 +1,219 @@
+import { availableParallelism } from 'node:os';
+import { UsageError } from '../errors.js';
+import type { Trace } from '../trace/model.js';
+import { VERSION } from '../version.js';
+import type { BaselineComparison } from './compare-baseline.js';
+import type { GateResult } from './compare-gates.js';
+import type { CapacitySearchMode, CapacitySearchResult } from './capacity-search.js';
+import type { CompareJobResult, ContenderRef } from './compare-jobs.js';
+import { defaultWorkerUrl, InThreadRunner, type JobRunner, WorkerPool } from './compare-pool.js';
+import { type Contender, type ContenderKind, createContender, listContenders } from './contenders.js';
+import type { OnOom, OomRecord } from './replay.js';
+import { type ReplaySummary, type TraceInfo, traceInfo } from './report.js';
+import { shareTrace } from './shared-trace.js';
+
+/** One row of a comparison. */
+export interface CompareEntry {
+  /** 1 = best: no OOM first, then lowest peak reserved, then name. */
+  rank: number;
+  name: string;
+  kind: ContenderKind;
+  /** Every option with its effective value. */
+  options: Record<string, unknown>;
+  completed: boolean;
+  /** The `summary` of `memsim.replay/1` at the compared capacity. */
+  summary: ReplaySummary;
+  /** The first failed request (kind, event, sizes), or null. */
+  firstOom: OomRecord | null;
+  /** Smallest capacity on the step grid that fits (see `search.guarantee`), or null. */
+  minCapacityBytes: number | null;
+  /** Replays run for this row: the compared capacity's, plus the search's. */
+  replays: number;
+  search: CapacitySearchResult | null;
+  notes: string[];
+}
+
+/** `memsim.compare/1`: the JSON report of `compare`, a stable contract for CI. */
+export interface CompareReport {
+  schema: 'memsim.compare/1';
+  tool: { name: 'memsim'; version: string };
+  trace: TraceInfo;
+  /** The capacity every row ran at (null: unlimited). */
+  capacityBytes: number | null;
+  onOom: OnOom;
+  /** The peak of live bytes: what no allocator can do with less. */
+  lowerBound: { peakLiveBytes: number; peakLiveEvent: number; minCapacityBytes: number | null };
+  /** The search settings when `--min-capacity` was asked, else null. */
+  minCapacity: { stepBytes: number; mode: CapacitySearchMode } | null;
+  /** The rows, best first. */
+  allocators: CompareEntry[];
+  /** Rows `all` stood for that cannot run on this trace, and why. */
+  skipped: { name: string; reason: string }[];
+  baseline: BaselineComparison | null;
+  gates: GateResult[];
+  notes: string[];
+}
+
+/** How to compare. */
+export interface CompareOptions {
+  /** Registered names (allocators, `plan:*`), or `all` (default). */
+  allocators?: readonly string[] | 'all';
+  /** Contenders built by the caller (tests, experiments); they run in this thread. */
+  contenders?: readonly Contender[];
+  /** Options per row name: `{ naive: { page: '4KiB' } }`. */
+  options?: Record<string, Record<string, unknown>>;
+  /** Capacity of every row (default: the trace's meta capacity, else unlimited). */
+  capacityBytes?: number;
+  onOom?: OnOom;
+  /** Search the minimum capacity of each row. */
+  minCapacity?: boolean;
+  /** Grid of the search (default 1 MiB). */
+  capacityStepBytes?: number;
+  capacitySearch?: CapacitySearchMode;
+  /**
+   * Threads (default: the available cores, or 1 for traces under {@link AUTO_WORKERS_MIN_EVENTS}
+   * events); 1 runs everything in this thread.
+   */
+  jobs?: number;
+  /** The worker entry; default the built one next to this module; null: in this thread. */
+  workerUrl?: URL | null;
+  /** Modules each worker imports first (to register extra allocators). */
+  workerModules?: readonly string[];
+  /** Rows done out of the total, after each one. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** How the work ran: never part of the report, which must not depend on it. */
+export interface CompareExecution {
+  mode: 'workers' | 'in-thread';
+  threads: number;
+  /** Why it ran in this thread when more threads were asked. */
+  reason?: string;
+}
+
+export const DEFAULT_CAPACITY_STEP_BYTES = 1024 * 1024;
+/** Without an explicit `jobs`, traces shorter than this run in this thread. */
+export const AUTO_WORKERS_MIN_EVENTS = 50_000;
+
+/** The rows to run: the names asked for (or all that can run), and those skipped with why. */
+function selectRows(trace: Trace, o: CompareOptions): { names: string[]; skipped: { name: string; reason: string }[] } {
+  const skipped: { name: string; reason: string }[] = [];
+  let names: string[];
+  if (o.allocators === undefined || o.allocators === 'all') {
+    names = [];
+    for (const l of listContenders(trace)) {
+      if (l.skipReason) skipped.push({ name: l.name, reason: l.skipReason });
+      else names.push(l.name);
+    }
+  } else {
+    names = [...o.allocators];
+  }
+  const all = [...names, ...(o.contenders ?? []).map((c) => c.name)];
+  const dup = all.find((n, k) => all.indexOf(n) !== k);
+  if (dup !== undefined) throw new UsageError(`"${dup}" is listed twice`);
+  for (const key of Object.keys(o.options ?? {})) {
+    if (!all.includes(key)) throw new UsageError(`options given for "${key}", which is not compared (compared: ${all.join(', ') || 'none'})`);
+  }
+  return { names, skipped };
+}
+
+/** Ranks rows: those without OOM first, then by peak reserved, then by name (never by timing). */
+function rankEntries(entries: Omit<CompareEntry, 'rank'>[]): CompareEntry[] {
+  const sorted = [...entries].sort((a, b) => {
+    const oa = a.summary.oomCount > 0 ? 1 : 0;
+    const ob = b.summary.oomCount > 0 ? 1 : 0;
+    if (oa !== ob) return oa - ob;
+    if (a.summary.peakReservedBytes !== b.summary.peakReservedBytes) return a.summary.peakReservedBytes - b.summary.peakReservedBytes;
+    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  });
+  return sorted.map((e, k) => ({ rank: k + 1, ...e }));
+}
+
+function makeRunner(trace: Trace, o: CompareOptions, rows: number, build: (ref: ContenderRef) => Contender): { runner: JobRunner; reason?: string } {
+  const threads = Math.min(o.jobs ?? availableParallelism(), rows);
+  const inThread = (reason?: string) => ({ runner: new InThreadRunner(trace, build), ...(reason ? { reason } : {}) });
+  if (threads <= 1) return inThread();
+  // Starting a worker and loading the modules takes a few hundred milliseconds: more than small
+  // traces take to replay. An explicit `jobs` still gets its workers.
+  if (o.jobs === undefined && trace.length < AUTO_WORKERS_MIN_EVENTS) return inThread(`a small trace (under ${AUTO_WORKERS_MIN_EVENTS} events)`);
+  if ((o.contenders ?? []).length > 0) return inThread('contenders built by the caller run in this thread');
+  const url = o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
+  if (url === null) return inThread('no built worker entry (dist/sim/compare-worker.js)');
+  try {
+    return { runner: new WorkerPool(url, threads, { trace: shareTrace(trace), modules: [...(o.workerModules ?? [])] }) };
+  } catch (e) {
+    return inThread(`workers could not start: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Replays one trace through several allocators (and other contenders), at one capacity and, when
+ * asked, searches each one's minimum capacity. Rows run in parallel on worker threads over one
+ * shared copy of the trace; the report is the same whatever the threads and their timing.
+ */
+export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promise<{ report: CompareReport; execution: CompareExecution }> {
+  const { names, skipped } = selectRows(trace, o);
+  const given = (name: string): Record<string, unknown> => o.options?.[name] ?? {};
+  const adHoc = new Map((o.contenders ?? []).map((c) => [c.name, c]));
+  // Built here first so that bad names and options are usage errors before any work starts.
+  const rows: Contender[] = [...names.map((n) => createContender(n, given(n), trace)), ...adHoc.values()];
+  if (rows.length === 0) throw new UsageError('nothing to compare: no allocator can run on this trace');
+  const step = o.capacityStepBytes ?? DEFAULT_CAPACITY_STEP_BYTES;
+  if (!Number.isSafeInteger(step) || step <= 0) throw new UsageError(`the capacity step must be a positive whole number of bytes, got ${step}`);
+  const fromMeta = trace.meta.capacityBytes;
+  const capacity = o.capacityBytes ?? (typeof fromMeta === 'number' ? fromMeta : Infinity);
+  const onOom = o.onOom ?? 'stop';
+  const mode = o.capacitySearch ?? 'bisect';
+  const build = (ref: ContenderRef): Contender => adHoc.get(ref.name) ?? createContender(ref.name, ref.given, trace);
+  const { runner, reason } = makeRunner(trace, o, rows.length, build);
+  let done = 0;
+  const search = o.minCapacity ? { stepBytes: step, mode } : null;
+  let results: CompareJobResult[];
+  try {
+    results = await Promise.all(
+      rows.map(async (c) => {
+        const contender = { name: c.name, given: adHoc.has(c.name) ? {} : given(c.name) };
+        const r = await runner.submit({ contender, capacityBytes: capacity, onOom, search });
+        o.onProgress?.(++done, rows.length);
+        return r;
+      }),
+    );
+  } finally {
+    await runner.close();
+  }
+
+  const ran = rows.flatMap((c, k) => {
+    const r = results[k] as CompareJobResult;
+    if (r.run.skipped === undefined) return [{ c, ...r }];
+    skipped.push({ name: c.name, reason: r.run.skipped });
+    return [];
+  });
+  const entries = ran.map(({ c, run, search }) => ({
+    name: c.name,
+    kind: c.kind,
+    options: c.options,
+    completed: run.completed,
+    summary: run.summary,
+    firstOom: run.firstOom,
+    minCapacityBytes: search?.minCapacityBytes ?? null,
+    replays: 1 + (search?.replays ?? 0),
+    search,
+    notes: run.notes,
+  }));
+  const peakLive = trace.summary.peakLiveBytes;
+  const report: CompareReport = {
+    schema: 'memsim.compare/1',
+    tool: { name: 'memsim', version: VERSION },
+    trace: traceInfo(trace),
+    capacityBytes: Number.isFinite(capacity) ? capacity : null,
+    onOom,
+    lowerBound: { peakLiveBytes: peakLive, peakLiveEvent: trace.summary.peakLiveEvent, minCapacityBytes: o.minCapacity ? Math.ceil(peakLive / step) * step : null },
+    minCapacity: o.minCapacity ? { stepBytes: step, mode } : null,
+    allocators: rankEntries(entries),
+    skipped,
+    baseline: null,
+    gates: [],
+    notes: [...(trace.recorded?.notes ?? [])],
+  };
+  return { report, execution: { mode: runner.mode, threads: runner.threads, ...(reason ? { reason } : {}) } };
+}

@@ -1,0 +1,80 @@
+import { getAllocator, listAllocators, resolveOptions } from '../allocators/index.js';
+import { FAILED, NO_BLOCK, type AllocatorDefinition, type OnlineAllocator } from '../allocators/types.js';
+import { UsageError } from '../errors.js';
+import { OP_ALLOC, type Trace } from '../trace/model.js';
+import type { Contender, ContenderProbe, ContenderProvider } from './contender.js';
+import { replayTrace } from './replay.js';
+import { summarize } from './report.js';
+
+/**
+ * Replays the trace only to learn whether it fits: the requests and frees of the full engine
+ * (`replayTrace` with `onOom: 'stop'`), without its peaks per step, timeline or OOM record, because
+ * a capacity search asks this question a dozen times per allocator.
+ */
+export function probeAllocator(trace: Trace, allocator: OnlineAllocator): ContenderProbe {
+  const { op, alloc, size, step } = trace;
+  const streamCol = trace.stream;
+  const handle = new Int32Array(trace.allocCount);
+  let peak = 0;
+  let fits = true;
+  let i = 0;
+  for (; i < trace.length; i++) {
+    const a = alloc[i] as number;
+    if (op[i] === OP_ALLOC) {
+      const h = allocator.allocate(size[i] as number, streamCol ? (streamCol[i] as number) : 0, step[i] as number, i);
+      if (h === FAILED) {
+        fits = false;
+        break;
+      }
+      handle[a] = h;
+    } else {
+      const h = handle[a] as number;
+      if (h !== NO_BLOCK) allocator.free(h, step[i] as number, i);
+    }
+    const reserved = allocator.reservedBytes;
+    if (reserved > peak) peak = reserved;
+  }
+  if (fits) allocator.finish?.(trace.length - 1);
+  return { fits, peakReservedBytes: peak };
+}
+
+/** A registered online allocator as a row of `compare`. */
+export function allocatorContender(def: AllocatorDefinition, given: Record<string, unknown>, trace: Trace): Contender {
+  if (def.needsRecordedHistory && !trace.recorded) {
+    throw new UsageError(`allocator "${def.name}" needs a trace with a recorded history, and ${trace.path} has none`);
+  }
+  const resolved = resolveOptions(def, given, trace);
+  const create = (capacityBytes: number): OnlineAllocator => def.create(resolved.values as never, { capacityBytes, trace });
+  return {
+    name: def.name,
+    kind: def.needsRecordedHistory ? 'recorded' : 'allocator',
+    options: resolved.values,
+    run(t, capacityBytes, onOom) {
+      const allocator = create(capacityBytes);
+      // One OOM record is all a comparison shows; the timeline is not shown at all.
+      const outcome = replayTrace(t, allocator, capacityBytes, { onOom, maxOomRecords: 1, timelinePoints: 16 });
+      return {
+        completed: outcome.completed,
+        summary: summarize(outcome),
+        firstOom: outcome.ooms[0] ?? null,
+        notes: [...resolved.notes, ...(allocator.notes?.() ?? [])],
+      };
+    },
+    probe(t, capacityBytes) {
+      return probeAllocator(t, create(capacityBytes));
+    },
+  };
+}
+
+/** Every registered allocator, as `compare` rows. */
+export const allocatorContenders: ContenderProvider = {
+  known: () => listAllocators().map((d) => d.name),
+  list: (trace) =>
+    listAllocators().map((d) =>
+      d.needsRecordedHistory && !trace.recorded
+        ? { name: d.name, skipReason: 'needs a trace with a recorded history (e.g. a PyTorch snapshot)' }
+        : { name: d.name },
+    ),
+  owns: (name) => listAllocators().some((d) => d.name === name),
+  create: (name, given, trace) => allocatorContender(getAllocator(name), given, trace),
+};

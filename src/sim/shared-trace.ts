@@ -1,0 +1,55 @@
+import { IdTable } from '../trace/id-table.js';
+import type { RecordedHistory, Trace } from '../trace/model.js';
+
+type Numeric = Uint8Array | Uint32Array | Int32Array | Float64Array;
+
+/**
+ * A trace in a form that crosses to worker threads cheaply: every typed array lives in a
+ * SharedArrayBuffer (posting it shares the memory, it copies nothing), and the rest (id and tag
+ * tables, meta, the recorded history's objects) is plain data that is cloned once per worker.
+ */
+export type SharedTrace = Trace & { readonly isShared: true };
+
+/** A copy of a typed array whose memory is a SharedArrayBuffer (or the array itself if it is one). */
+function shared<T extends Numeric>(a: T): T {
+  if (a.buffer instanceof SharedArrayBuffer) return a;
+  const Ctor = a.constructor as { new (buffer: SharedArrayBuffer, byteOffset: number, length: number): T };
+  const out = new Ctor(new SharedArrayBuffer(a.byteLength), 0, a.length);
+  out.set(a as never);
+  return out;
+}
+
+function sharedRecorded(r: RecordedHistory): RecordedHistory {
+  return { ...r, address: shared(r.address), allocatedBytes: shared(r.allocatedBytes) };
+}
+
+/**
+ * Moves a trace's columns into shared memory, once, so that any number of workers replay the same
+ * bytes. The result is an ordinary {@link Trace}: the main thread can keep using it.
+ */
+export function shareTrace(trace: Trace): SharedTrace {
+  const out: Trace = {
+    ...trace,
+    op: shared(trace.op),
+    alloc: shared(trace.alloc),
+    size: shared(trace.size),
+    step: shared(trace.step),
+    stream: trace.stream ? shared(trace.stream) : null,
+    tag: trace.tag ? shared(trace.tag) : null,
+    time: trace.time ? shared(trace.time) : null,
+    line: shared(trace.line),
+    allocEvent: shared(trace.allocEvent),
+    freeEvent: shared(trace.freeEvent),
+  };
+  if (trace.recorded) out.recorded = sharedRecorded(trace.recorded);
+  return Object.assign(out, { isShared: true as const });
+}
+
+/**
+ * The trace as a worker receives it: structured clone keeps typed arrays over SharedArrayBuffers
+ * shared and clones the rest as plain data, so only the id table needs its class back.
+ */
+export function traceFromShared(data: SharedTrace): Trace {
+  const { isShared: _marker, ...trace } = data;
+  return { ...trace, ids: IdTable.fromClone(trace.ids) };
+}

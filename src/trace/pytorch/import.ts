@@ -1,0 +1,335 @@
+import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, TAKE_OK } from '../../util/segment-layout.js';
+import type { TraceBuilder } from '../builder.js';
+import type { RecordedBlock, RecordedHistory, RecordedOom, RecordedSegment, RecordedSegmentEvent } from '../model.js';
+import { chooseDevice } from './device.js';
+import { FrameTags } from './frames.js';
+import { AllocationRecords, IdWriter } from './ids.js';
+import { describe, type FinalCheck } from './notes.js';
+import { type PickleValue, toPlain } from './pickle-value.js';
+import { type InitialState, reconstructInitialState, segmentPoolBySize } from './reconstruct.js';
+import { blockBytesFromFree, type BlockRules, isSmallPool, roundSize, rulesFromSettings } from './round-size.js';
+import {
+  A_ALLOC,
+  A_FREE_COMPLETED,
+  A_FREE_REQUESTED,
+  A_OOM,
+  A_SEGMENT_ALLOC,
+  A_SEGMENT_FREE,
+  A_SEGMENT_MAP,
+  A_SEGMENT_UNMAP,
+  type DeviceTrace,
+  type Snapshot,
+  type SnapshotSegment,
+  traceColumns,
+} from './snapshot.js';
+
+/**
+ * Converts one device of a snapshot into events (written to `builder`) and the recorded history:
+ * allocations live when the window opened first (then `markInitialEvents`), then `alloc` and
+ * `free_completed` of the trace in order, with stable ids (`b<address hex>_<n>`, n counting the
+ * allocations at that address, as the viewer's versions do), the stream, `time_us`, and a tag from
+ * the innermost useful frame. The block size of each allocation follows from the layout it was
+ * placed in (the free block at its address and should_split), checked against the final segments.
+ */
+export function importSnapshot(snap: Snapshot, file: string, builder: TraceBuilder, requestedDevice: number | undefined): RecordedHistory {
+  const { device, devices } = chooseDevice(snap, requestedDevice);
+  const rules = rulesFromSettings(snap.settings);
+  const t = traceColumns(snap, device, file);
+  const finals = snap.segments.filter((s) => s.device === device).sort((a, b) => a.address - b.address);
+  const initial = reconstructInitialState(finals, t, rules);
+  const conv = new Converter(builder, t, rules, initial);
+  conv.run();
+  const check = conv.checkAgainst(finals);
+  const notes = describe(snap, device, devices, t, finals, initial, conv, check);
+  builder.meta = { source: 'PyTorch memory snapshot', device };
+  const recorded: RecordedHistory = {
+    allocator: 'pytorch-caching',
+    address: conv.records.address.slice(0, conv.records.count),
+    allocatedBytes: conv.records.allocated.slice(0, conv.records.count),
+    segmentEvents: conv.segmentEvents,
+    initialSegments: conv.initialSegments,
+    finalSegments: finals.map((s) => finalSegment(s, conv.liveAt)),
+    ooms: conv.ooms,
+    notes,
+    extra: { device, devices, shape: snap.shape, initialAllocations: initial.allocations.length },
+  };
+  if (snap.settings) recorded.settings = toPlain(snap.settings) as Record<string, unknown>;
+  return recorded;
+}
+
+function finalSegment(s: SnapshotSegment, liveAt: Map<number, number>): RecordedSegment {
+  return {
+    address: s.address,
+    sizeBytes: s.totalBytes,
+    stream: s.stream,
+    pool: s.pool,
+    isExpandable: s.isExpandable,
+    allocatedBytes: s.allocatedBytes,
+    activeBytes: s.activeBytes,
+    blocks: s.blocks.map((b) => {
+      const r: RecordedBlock = { address: b.address, sizeBytes: b.sizeBytes, state: b.state };
+      if (b.state !== 'free') {
+        r.requestedBytes = b.requestedBytes;
+        const a = liveAt.get(b.address);
+        if (a !== undefined) r.allocation = a;
+      }
+      return r;
+    }),
+  };
+}
+
+/** The forward pass: events, block sizes, segment history. */
+export class Converter {
+  readonly records = new AllocationRecords();
+  readonly segmentEvents: RecordedSegmentEvent[] = [];
+  readonly ooms: RecordedOom[] = [];
+  initialSegments: RecordedSegment[] = [];
+  /** Address -> the live allocation there. */
+  readonly liveAt = new Map<number, number>();
+  /** Address -> allocations made there so far (the `n` of the ids). */
+  private readonly occurrences = new Map<number, number>();
+  /** The `n` of each allocation's id (its address is in `records`). */
+  private readonly occ: number[] = [];
+  private readonly idBytes = new IdWriter();
+  /** Tag text -> the builder's tag index. */
+  private readonly tagIndex = new Map<string, number>();
+  private readonly layout = new SegmentLayout();
+  private readonly tags = new FrameTags();
+  initialCount = 0;
+  initialBytes = 0;
+  allocs = 0;
+  frees = 0;
+  pendingFreeRequests = 0;
+  /** Inconsistencies between the trace and the layout it implies. */
+  misplaced = 0;
+  sizeFixes = 0;
+  timeFixes = 0;
+  segmentMismatch = 0;
+  private lastTime = -Infinity;
+
+  constructor(
+    private readonly b: TraceBuilder,
+    private readonly t: DeviceTrace,
+    private readonly rules: BlockRules,
+    private readonly initial: InitialState,
+  ) {}
+
+  /** The next occurrence number at an address (the `n` of a new allocation's id there). */
+  private nextOcc(address: number): number {
+    const n = this.occurrences.get(address) ?? 0;
+    this.occurrences.set(address, n + 1);
+    return n;
+  }
+
+  private tagOf(frames: PickleValue | undefined): number {
+    const tag = this.tags.tag(frames);
+    if (tag === undefined) return 0;
+    let i = this.tagIndex.get(tag);
+    if (i === undefined) {
+      i = this.b.internTagString(tag);
+      this.tagIndex.set(tag, i);
+    }
+    return i;
+  }
+
+  /** Adds an alloc with the id `b<address hex>_<n>`, written as bytes (no string per event). */
+  private addAlloc(address: number, n: number, requested: number, step: number, stream: number, tag: number, time: number | undefined, line: number): number {
+    const len = this.idBytes.write(address, n);
+    const a = this.b.addAllocBytes(this.idBytes.buf, 0, len, requested, step, stream, tag, time ?? NaN, line);
+    if (a >= 0) this.occ[a] = n;
+    return a;
+  }
+
+  private addFree(address: number, n: number, stream: number, time: number | undefined, line: number): number {
+    const len = this.idBytes.write(address, n);
+    return this.b.addFreeBytes(this.idBytes.buf, 0, len, NaN, stream, time ?? NaN, line);
+  }
+
+  run(): void {
+    for (const s of this.initial.segments) this.layout.addSegment(s.start, s.end - s.start, s.stream, s.pool, s.isExpandable);
+    for (const x of this.initial.allocations) {
+      const a = this.addAlloc(x.address, this.nextOcc(x.address), x.requestedBytes, 0, x.stream, this.tagOf(x.frames), undefined, 0);
+      if (a < 0) continue;
+      this.place(a, x.address, x.blockBytes);
+      this.initialCount++;
+      this.initialBytes += x.requestedBytes;
+    }
+    this.b.markInitialEvents();
+    this.initialSegments = this.snapshotSegments();
+    const t = this.t;
+    for (let k = 0; k < t.length; k++) {
+      switch (t.action[k]) {
+        case A_ALLOC:
+          this.alloc(k);
+          break;
+        case A_FREE_COMPLETED:
+          this.free(k);
+          break;
+        case A_FREE_REQUESTED:
+          this.pendingFreeRequests++;
+          break;
+        case A_SEGMENT_ALLOC:
+        case A_SEGMENT_FREE:
+        case A_SEGMENT_MAP:
+        case A_SEGMENT_UNMAP:
+          this.segment(k);
+          break;
+        case A_OOM:
+          this.ooms.push({
+            beforeEvent: this.b.length,
+            sizeBytes: t.size[k] as number,
+            deviceFreeBytes: t.addr[k] as number,
+            stream: t.stream[k] as number,
+            source: `device_traces entry ${k}`,
+          });
+          break;
+        default:
+      }
+    }
+  }
+
+  private place(a: number, address: number, bytes: number): void {
+    this.records.set(a, address, bytes);
+    this.liveAt.set(address, a);
+    if (this.layout.take(address, bytes, a) !== TAKE_OK) this.misplaced++;
+  }
+
+  /** Times must not decrease in a memsim trace; a snapshot's rare out-of-order stamps are raised. */
+  private time(k: number): number | undefined {
+    const v = this.t.time[k] as number;
+    if (Number.isNaN(v)) return undefined;
+    if (v < this.lastTime) {
+      this.timeFixes++;
+      return this.lastTime;
+    }
+    this.lastTime = v;
+    return v;
+  }
+
+  private alloc(k: number): void {
+    const t = this.t;
+    const address = t.addr[k] as number;
+    const requested = t.size[k] as number;
+    const stream = t.stream[k] as number;
+    const liveThere = this.liveAt.get(address);
+    if (liveThere !== undefined) {
+      // An alloc over a live block: let the builder report it (or count it under --lenient).
+      this.addAlloc(address, this.occ[liveThere] as number, requested, NaN, stream, 0, this.time(k), k + 1);
+      return;
+    }
+    const rounded = roundSize(requested, this.rules);
+    const free = this.layout.freeBytesFrom(address);
+    const bytes = free >= rounded ? blockBytesFromFree(rounded, free, this.rules) : rounded;
+    const a = this.addAlloc(address, this.nextOcc(address), requested, NaN, stream, this.tagOf(t.frames[k]), this.time(k), k + 1);
+    if (a < 0) return;
+    this.allocs++;
+    this.place(a, address, bytes);
+  }
+
+  private free(k: number): void {
+    const t = this.t;
+    const address = t.addr[k] as number;
+    const a = this.liveAt.get(address);
+    if (a === undefined) {
+      // Not live: a second free of the same block. The builder names it (or counts it).
+      const n = this.occurrences.get(address);
+      this.addFree(address, n === undefined ? 0 : n - 1, t.stream[k] as number, this.time(k), k + 1);
+      return;
+    }
+    if (this.addFree(address, this.occ[a] as number, t.stream[k] as number, this.time(k), k + 1) < 0) return;
+    this.frees++;
+    this.liveAt.delete(address);
+    this.layout.release(address);
+  }
+
+  /** The pool a new segment serves: that of the next alloc (a segment is created for it), else by size. */
+  private poolOfNewSegment(k: number, sizeBytes: number, isExpandable: boolean): number {
+    const t = this.t;
+    for (let j = k + 1; j < t.length && j < k + 64; j++) {
+      if (t.action[j] === A_ALLOC) return isSmallPool(roundSize(t.size[j] as number, this.rules)) ? POOL_SMALL : POOL_LARGE;
+    }
+    return segmentPoolBySize(sizeBytes, isExpandable);
+  }
+
+  private segment(k: number): void {
+    const t = this.t;
+    const action = t.action[k];
+    const address = t.addr[k] as number;
+    const sizeBytes = t.size[k] as number;
+    const stream = t.stream[k] as number;
+    let ok: boolean;
+    let name: RecordedSegmentEvent['action'];
+    let pool = POOL_UNKNOWN;
+    if (action === A_SEGMENT_ALLOC) {
+      name = 'alloc';
+      pool = this.poolOfNewSegment(k, sizeBytes, false);
+      ok = this.layout.addSegment(address, sizeBytes, stream, pool, false);
+    } else if (action === A_SEGMENT_FREE) {
+      name = 'free';
+      ok = this.layout.removeSegment(address, sizeBytes);
+    } else if (action === A_SEGMENT_MAP) {
+      name = 'map';
+      // A range that extends a mapped one belongs to its pool; a new expandable segment to the next alloc's.
+      const joined = this.layout.segmentAt(address - 1);
+      pool = joined && joined.isExpandable && joined.stream === stream ? joined.pool : this.poolOfNewSegment(k, sizeBytes, true);
+      ok = this.layout.map(address, sizeBytes, stream, pool);
+    } else {
+      name = 'unmap';
+      ok = this.layout.unmap(address, sizeBytes);
+    }
+    if (!ok) this.segmentMismatch++;
+    const ev: RecordedSegmentEvent = { beforeEvent: this.b.length, action: name, address, sizeBytes, stream };
+    if (pool !== POOL_UNKNOWN) ev.pool = pool === POOL_SMALL ? 'small' : 'large';
+    this.segmentEvents.push(ev);
+  }
+
+  /** The layout's segments now, with their blocks (used right after the initial allocations). */
+  private snapshotSegments(): RecordedSegment[] {
+    const out: RecordedSegment[] = [];
+    this.layout.forEachSegment((s) => {
+      const blocks: RecordedBlock[] = [];
+      this.layout.forEachBlockIn(s.start, s.end, (start, end, id) => {
+        blocks.push(id < 0 ? { address: start, sizeBytes: end - start, state: 'free' } : { address: start, sizeBytes: end - start, state: 'allocated', allocation: id });
+      });
+      out.push({
+        address: s.start,
+        sizeBytes: s.end - s.start,
+        stream: s.stream,
+        pool: s.pool === POOL_SMALL ? 'small' : 'large',
+        isExpandable: s.isExpandable,
+        blocks,
+      });
+    });
+    return out;
+  }
+
+  /** Compares the end of the replayed layout with the final segments; the final block sizes win. */
+  checkAgainst(finals: SnapshotSegment[]): FinalCheck {
+    const finalStarts = new Map<number, number>();
+    for (const s of finals) finalStarts.set(s.address, s.totalBytes);
+    let segmentsMatch = finalStarts.size === this.layout.segmentCount;
+    this.layout.forEachSegment((s) => {
+      if (finalStarts.get(s.start) !== s.end - s.start) segmentsMatch = false;
+    });
+    let blocksMatch = 0;
+    let blocksDiffer = 0;
+    const activeFinal = new Set<number>();
+    for (const s of finals) {
+      for (const blk of s.blocks) {
+        if (blk.state === 'free') continue;
+        activeFinal.add(blk.address);
+        const a = this.liveAt.get(blk.address);
+        if (a === undefined) continue;
+        if (this.records.allocated[a] === blk.sizeBytes) {
+          blocksMatch++;
+        } else {
+          blocksDiffer++;
+          this.records.allocated[a] = blk.sizeBytes;
+        }
+      }
+    }
+    let liveNotInFinal = 0;
+    for (const addr of this.liveAt.keys()) if (!activeFinal.has(addr)) liveNotInFinal++;
+    return { segmentsMatch, blocksMatch, blocksDiffer, liveNotInFinal };
+  }
+}

@@ -1,0 +1,149 @@
+import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, type LayoutSegment } from '../../util/segment-layout.js';
+import type { PickleValue } from './pickle-value.js';
+import { type BlockRules, isSmallPool, roundSize, SMALL_SIZE_BYTES } from './round-size.js';
+import {
+  A_ALLOC,
+  A_FREE_COMPLETED,
+  A_SEGMENT_ALLOC,
+  A_SEGMENT_FREE,
+  A_SEGMENT_MAP,
+  A_SEGMENT_UNMAP,
+  type DeviceTrace,
+  type SnapshotSegment,
+} from './snapshot.js';
+
+/** kSmallBuffer and kLargeBuffer: segment (or expandable page) sizes of the two pools. */
+const SMALL_BUFFER_BYTES = 2 * 1024 * 1024;
+const LARGE_BUFFER_BYTES = 20 * 1024 * 1024;
+
+/** An allocation that was live when the window opened. */
+export interface InitialAllocation {
+  address: number;
+  requestedBytes: number;
+  /** The block size (final block size, or by the rule of spec/pytorch-snapshot.md). */
+  blockBytes: number;
+  stream: number;
+  /** Frames of the final block (allocations still live at the dump); none for those freed in the window. */
+  frames: PickleValue | undefined;
+  /** True when it was still live at the dump. */
+  liveAtEnd: boolean;
+}
+
+/** The state when the window opened. */
+export interface InitialState {
+  segments: LayoutSegment[];
+  allocations: InitialAllocation[];
+  /** Things in the file that do not fit together, for the notes. */
+  problems: string[];
+}
+
+/**
+ * The segments that existed when the window opened: begin from the final segments and walk the trace
+ * backwards, undoing segment_alloc/segment_map and redoing segment_free/segment_unmap (as the
+ * official viewer's MemoryView does to show an earlier moment).
+ */
+function initialSegments(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): SegmentLayout {
+  const layout = new SegmentLayout();
+  for (const s of finals) {
+    if (!layout.addSegment(s.address, s.totalBytes, s.stream, s.pool === 'small' ? POOL_SMALL : POOL_LARGE, s.isExpandable)) {
+      problems.push(`final segment at 0x${s.address.toString(16)} overlaps another one`);
+    }
+  }
+  let bad = 0;
+  for (let k = t.length - 1; k >= 0; k--) {
+    const a = t.action[k];
+    const addr = t.addr[k] as number;
+    const size = t.size[k] as number;
+    if (a === A_SEGMENT_ALLOC) bad += layout.removeSegment(addr, size) ? 0 : 1;
+    else if (a === A_SEGMENT_FREE) bad += layout.addSegment(addr, size, t.stream[k] as number, POOL_UNKNOWN, false) ? 0 : 1;
+    else if (a === A_SEGMENT_MAP) bad += layout.unmap(addr, size) ? 0 : 1;
+    else if (a === A_SEGMENT_UNMAP) bad += layout.map(addr, size, t.stream[k] as number, POOL_UNKNOWN) ? 0 : 1;
+  }
+  if (bad > 0) problems.push(`${bad} segment events do not match the segments (walking back from the final segments)`);
+  return layout;
+}
+
+/**
+ * Which allocations were live when the window opened: frees whose alloc is not in the window, and
+ * active blocks of the final segments that the window never touched.
+ */
+function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): InitialAllocation[] {
+  const live = new Set<number>();
+  const touched = new Set<number>();
+  const out: InitialAllocation[] = [];
+  for (let k = 0; k < t.length; k++) {
+    const a = t.action[k];
+    if (a !== A_ALLOC && a !== A_FREE_COMPLETED) continue;
+    const addr = t.addr[k] as number;
+    if (a === A_ALLOC) {
+      live.add(addr);
+    } else if (live.has(addr)) {
+      live.delete(addr);
+    } else if (!touched.has(addr)) {
+      // A free_completed's size is the block's requested size (free_block records requested_size).
+      out.push({ address: addr, requestedBytes: t.size[k] as number, blockBytes: 0, stream: t.stream[k] as number, frames: undefined, liveAtEnd: false });
+    }
+    touched.add(addr);
+  }
+  let unexplained = 0;
+  for (const s of finals) {
+    for (const b of s.blocks) {
+      if (b.state === 'free' || live.has(b.address)) continue;
+      if (touched.has(b.address)) {
+        unexplained++;
+        continue;
+      }
+      out.push({ address: b.address, requestedBytes: b.requestedBytes, blockBytes: b.sizeBytes, stream: s.stream, frames: b.frames, liveAtEnd: true });
+    }
+  }
+  if (unexplained > 0) problems.push(`${unexplained} active blocks of the final segments are not explained by the trace (their address was freed in the window and never allocated again)`);
+  return out.sort((x, y) => x.address - y.address);
+}
+
+/**
+ * The state when the window opened (spec/pytorch-snapshot.md): segments by walking back from the
+ * final ones; live blocks from the final segments and the frees of the window. The size of a block
+ * freed in the window is round_size(requested), except that a large-pool block followed by a gap of
+ * at most 1 MiB before the next live block (or the segment end) owns the gap: the caching allocator
+ * never splits off a large-pool remainder of 1 MiB or less (should_split).
+ */
+export function reconstructInitialState(finals: SnapshotSegment[], t: DeviceTrace, rules: BlockRules): InitialState {
+  const problems: string[] = [];
+  const layout = initialSegments(finals, t, problems);
+  const allocations = initialAllocations(finals, t, problems);
+  for (let i = 0; i < allocations.length; i++) {
+    const x = allocations[i] as InitialAllocation;
+    if (x.liveAtEnd) continue;
+    const rounded = roundSize(x.requestedBytes, rules);
+    x.blockBytes = rounded;
+    const seg = layout.segmentAt(x.address);
+    if (!seg) continue;
+    const next = allocations[i + 1];
+    const boundary = Math.min(seg.end, next && next.address < seg.end ? next.address : Infinity);
+    const gap = boundary - (x.address + rounded);
+    if (!isSmallPool(rounded) && !rules.expandableSegments && !seg.isExpandable && gap > 0 && gap <= SMALL_SIZE_BYTES) {
+      x.blockBytes = rounded + gap;
+    }
+  }
+  const outside = allocations.filter((x) => !layout.segmentAt(x.address)).length;
+  if (outside > 0) problems.push(`${outside} allocations live at the start lie outside every segment of the start`);
+  const segments: LayoutSegment[] = [];
+  layout.forEachSegment((s) => segments.push(s.pool === POOL_UNKNOWN ? { ...s, pool: inferPool(s, allocations) } : s));
+  return { segments, allocations, problems };
+}
+
+/**
+ * The pool of a segment known only from a segment_free/segment_unmap event: the pool of a block in it,
+ * else by size (a small-pool segment is one 2 MiB buffer; expandable large pools map 20 MiB pages).
+ */
+function inferPool(s: LayoutSegment, allocations: InitialAllocation[]): number {
+  const inside = allocations.find((x) => x.address >= s.start && x.address < s.end);
+  if (inside) return isSmallPool(inside.blockBytes) ? POOL_SMALL : POOL_LARGE;
+  return segmentPoolBySize(s.end - s.start, s.isExpandable);
+}
+
+/** A segment's pool from its size alone (get_allocation_size, or the expandable page size). */
+export function segmentPoolBySize(sizeBytes: number, isExpandable: boolean): number {
+  if (isExpandable) return sizeBytes % LARGE_BUFFER_BYTES === 0 ? POOL_LARGE : POOL_SMALL;
+  return sizeBytes <= SMALL_BUFFER_BYTES ? POOL_SMALL : POOL_LARGE;
+}

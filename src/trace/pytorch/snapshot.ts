@@ -1,0 +1,218 @@
+import { TraceError } from '../../errors.js';
+import { field, isDict, type PickleDict, type PickleValue } from './pickle-value.js';
+
+/** A block of a segment at the time of the dump. */
+export interface SnapshotBlock {
+  address: number;
+  sizeBytes: number;
+  requestedBytes: number;
+  /** `allocated` (active_allocated), `pending` (active_pending_free: freed, waiting for streams), `free` (inactive). */
+  state: 'allocated' | 'pending' | 'free';
+  frames: PickleValue | undefined;
+}
+
+/** A segment at the time of the dump (one contiguous mapped range, for expandable segments). */
+export interface SnapshotSegment {
+  device: number;
+  address: number;
+  totalBytes: number;
+  allocatedBytes: number;
+  activeBytes: number;
+  stream: number;
+  pool: 'small' | 'large';
+  isExpandable: boolean;
+  blocks: SnapshotBlock[];
+}
+
+/** Trace actions (TraceEntry::Action), as small integers for the columns. */
+export const A_ALLOC = 0;
+export const A_FREE_REQUESTED = 1;
+export const A_FREE_COMPLETED = 2;
+export const A_SEGMENT_ALLOC = 3;
+export const A_SEGMENT_FREE = 4;
+export const A_SEGMENT_MAP = 5;
+export const A_SEGMENT_UNMAP = 6;
+export const A_SNAPSHOT = 7;
+export const A_OOM = 8;
+export const A_OTHER = 9;
+
+const ACTIONS = new Map<string, number>(Object.entries({
+  alloc: A_ALLOC,
+  free_requested: A_FREE_REQUESTED,
+  free_completed: A_FREE_COMPLETED,
+  segment_alloc: A_SEGMENT_ALLOC,
+  segment_free: A_SEGMENT_FREE,
+  segment_map: A_SEGMENT_MAP,
+  segment_unmap: A_SEGMENT_UNMAP,
+  snapshot: A_SNAPSHOT,
+  oom: A_OOM,
+}));
+
+/** One device's trace as columns (entry k of `device_traces[d]` is row k). */
+export interface DeviceTrace {
+  length: number;
+  action: Uint8Array;
+  /** `addr`, or `device_free` for an oom entry. */
+  addr: Float64Array;
+  size: Float64Array;
+  stream: Float64Array;
+  /** `time_us`, NaN where absent. */
+  time: Float64Array;
+  frames: (PickleValue | undefined)[];
+  /** Entries with actions this reader does not use (e.g. `user_defined` annotations), by action. */
+  otherActions: Map<string, number>;
+}
+
+/** A snapshot as read, before any conversion. */
+export interface Snapshot {
+  /** `segments` for the oldest form (a bare list of segments), `dict` otherwise. */
+  shape: 'segments' | 'dict';
+  segments: SnapshotSegment[];
+  /** `device_traces[d]` as written (converted to columns only for the device imported). */
+  rawTraces: PickleValue[][];
+  settings: PickleDict | undefined;
+  annotations: PickleValue | undefined;
+}
+
+/** Reads values out of the unpickled (or JSON-parsed) structure with located errors. */
+class Fields {
+  constructor(readonly file: string) {}
+
+  fail(where: string, message: string): never {
+    throw TraceError.at(this.file, undefined, `${where}: ${message}`);
+  }
+
+  int(d: PickleDict, key: string, where: string, fallback?: number): number {
+    const v = field(d, key);
+    if (v === undefined && fallback !== undefined) return fallback;
+    return this.intValue(v, `${where}.${key}`);
+  }
+
+  intValue(v: PickleValue | undefined, where: string): number {
+    if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+    if (typeof v === 'bigint') this.fail(where, `${v} is beyond 2^53, which memsim cannot hold exactly`);
+    if (v === undefined) this.fail(where, 'missing');
+    return this.fail(where, `expected an integer, got ${describe(v)}`);
+  }
+
+  dict(v: PickleValue | undefined, where: string): PickleDict {
+    if (!isDict(v)) this.fail(where, `expected a dict, got ${describe(v)}`);
+    return v;
+  }
+
+  list(v: PickleValue | undefined, where: string): PickleValue[] {
+    if (!Array.isArray(v)) this.fail(where, `expected a list, got ${describe(v)}`);
+    return v;
+  }
+}
+
+function describe(v: PickleValue | undefined): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'None';
+  if (Array.isArray(v)) return 'a list';
+  if (v instanceof Uint8Array) return 'bytes';
+  if (typeof v === 'object') return 'a dict';
+  if (typeof v === 'string') return `"${v.length > 40 ? `${v.slice(0, 40)}…` : v}"`;
+  return String(v);
+}
+
+/** True when a value has the shape of a snapshot (a dict with segments/device_traces, or a list of segments). */
+export function looksLikeSnapshot(root: PickleValue): boolean {
+  if (isDict(root)) return field(root, 'segments') !== undefined || field(root, 'device_traces') !== undefined;
+  if (Array.isArray(root)) return root.length === 0 || (isDict(root[0]) && field(root[0], 'total_size') !== undefined);
+  return false;
+}
+
+/** Checks the structure of a snapshot and reads its segments (memory_snapshot.cpp's layout). */
+export function parseSnapshot(root: PickleValue, file: string): Snapshot {
+  const f: Fields = new Fields(file);
+  if (!looksLikeSnapshot(root)) {
+    f.fail('top level', 'not a PyTorch memory snapshot (expected a dict with "segments" and "device_traces", or a list of segments)');
+  }
+  const isList = Array.isArray(root);
+  const top = isList ? undefined : (root as PickleDict);
+  const segs = isList ? (root as PickleValue[]) : f.list(field(top as PickleDict, 'segments') ?? [], 'segments');
+  const segments = segs.map((s, i) => parseSegment(f, s, `segments[${i}]`));
+  const traces = top ? f.list(field(top, 'device_traces') ?? [], 'device_traces') : [];
+  const rawTraces = traces.map((t, d) => f.list(t, `device_traces[${d}]`));
+  const settings = top ? field(top, 'allocator_settings') : undefined;
+  return {
+    shape: isList ? 'segments' : 'dict',
+    segments,
+    rawTraces,
+    settings: settings === undefined ? undefined : f.dict(settings, 'allocator_settings'),
+    annotations: top ? field(top, 'external_annotations') : undefined,
+  };
+}
+
+function parseSegment(f: Fields, v: PickleValue, where: string): SnapshotSegment {
+  const s = f.dict(v, where);
+  const address = f.int(s, 'address', where);
+  const totalBytes = f.int(s, 'total_size', where);
+  const type = field(s, 'segment_type');
+  const blocksRaw = f.list(field(s, 'blocks') ?? [], `${where}.blocks`);
+  const blocks: SnapshotBlock[] = [];
+  // Block addresses follow from the segment's address and the sizes (older files omit them).
+  let at = address;
+  blocksRaw.forEach((bv, i) => {
+    const w = `${where}.blocks[${i}]`;
+    const b = f.dict(bv, w);
+    const sizeBytes = f.int(b, 'size', w);
+    const addr = f.int(b, 'address', w, at);
+    const st = field(b, 'state');
+    const state = st === 'active_allocated' ? 'allocated' : st === 'active_pending_free' ? 'pending' : st === 'inactive' ? 'free' : undefined;
+    if (!state) f.fail(`${w}.state`, `expected active_allocated, active_pending_free or inactive, got ${describe(st)}`);
+    blocks.push({ address: addr, sizeBytes, requestedBytes: f.int(b, 'requested_size', w, sizeBytes), state, frames: field(b, 'frames') });
+    at = addr + sizeBytes;
+  });
+  const stream = f.int(s, 'stream', where, 0);
+  return {
+    device: f.int(s, 'device', where, 0),
+    address,
+    totalBytes,
+    allocatedBytes: f.int(s, 'allocated_size', where, 0),
+    activeBytes: f.int(s, 'active_size', where, 0),
+    stream,
+    // Older files have no segment_type: a small-pool segment is one 2 MiB buffer.
+    pool: type === 'small' || (type === undefined && totalBytes <= 2 * 1024 * 1024) ? 'small' : 'large',
+    isExpandable: field(s, 'is_expandable') === true,
+    blocks,
+  };
+}
+
+/** Converts `device_traces[d]` to columns, checking each entry. */
+export function traceColumns(snap: Snapshot, device: number, file: string): DeviceTrace {
+  const f: Fields = new Fields(file);
+  const raw = snap.rawTraces[device] ?? [];
+  const n = raw.length;
+  const t: DeviceTrace = {
+    length: n,
+    action: new Uint8Array(n),
+    addr: new Float64Array(n),
+    size: new Float64Array(n),
+    stream: new Float64Array(n),
+    time: new Float64Array(n),
+    frames: new Array<PickleValue | undefined>(n),
+    otherActions: new Map(),
+  };
+  for (let k = 0; k < n; k++) {
+    const where = `device_traces[${device}][${k}]`;
+    const e = f.dict(raw[k], where);
+    const name = field(e, 'action');
+    if (typeof name !== 'string') f.fail(`${where}.action`, `expected a string, got ${describe(name)}`);
+    const a = ACTIONS.get(name) ?? A_OTHER;
+    t.action[k] = a;
+    if (a === A_OTHER || a === A_SNAPSHOT) {
+      if (a === A_OTHER) t.otherActions.set(name, (t.otherActions.get(name) ?? 0) + 1);
+      t.time[k] = NaN;
+      continue;
+    }
+    t.addr[k] = a === A_OOM ? f.int(e, 'device_free', where, 0) : f.int(e, 'addr', where);
+    t.size[k] = f.int(e, 'size', where);
+    t.stream[k] = f.int(e, 'stream', where, 0);
+    const time = field(e, 'time_us');
+    t.time[k] = typeof time === 'number' ? time : NaN;
+    t.frames[k] = field(e, 'frames');
+  }
+  return t;
+}

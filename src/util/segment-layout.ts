@@ -1,0 +1,344 @@
+import { OrderedSet } from './ordered-set.js';
+
+/** Pool of a segment, as PyTorch's caching allocator names them. */
+export const POOL_SMALL = 0;
+export const POOL_LARGE = 1;
+export const POOL_UNKNOWN = -1;
+
+/** Outcome of {@link SegmentLayout.take}. */
+export const TAKE_OK = 0;
+/** The block was recorded, but it does not lie inside one free range of a segment. */
+export const TAKE_OUTSIDE_FREE = 1;
+/** The block overlaps a live block and was not recorded. */
+export const TAKE_OVERLAP = 2;
+
+/** A segment as {@link SegmentLayout.forEachSegment} reports it. */
+export interface LayoutSegment {
+  start: number;
+  end: number;
+  stream: number;
+  pool: number;
+  isExpandable: boolean;
+}
+
+/**
+ * The memory layout of a recorded allocator history: device segments (address ranges), the live
+ * blocks placed in them at recorded addresses, and the free ranges between those blocks. Free space
+ * merges only within one segment, as allocator blocks do (two segments that happen to be adjacent in
+ * the address space never merge; mapped ranges of an expandable segment do).
+ *
+ * Nothing is simulated: callers say where every segment and block is. Every operation is O(log n);
+ * the sets live in typed arrays ({@link OrderedSet}).
+ */
+export class SegmentLayout {
+  /** Segments keyed (start, end), payload = segment id. */
+  private readonly segs = new OrderedSet();
+  private segStream = new Float64Array(64);
+  private segPool = new Int8Array(64);
+  private segExp = new Uint8Array(64);
+  private segIds = 0;
+  private freeSegIds: number[] = [];
+  /** Free ranges keyed (start, end), and the same keyed (size, start). */
+  private readonly gaps = new OrderedSet();
+  private readonly gapSizes = new OrderedSet();
+  /** Live blocks keyed (start, end), payload = the caller's block id. */
+  private readonly used = new OrderedSet();
+  /** Sum of segment sizes. */
+  reservedBytes = 0;
+  /** Sum of live block sizes. */
+  usedBytes = 0;
+
+  /** Number of segments. */
+  get segmentCount(): number {
+    return this.segs.size;
+  }
+
+  /** Number of free ranges inside segments. */
+  get gapCount(): number {
+    return this.gapSizes.size;
+  }
+
+  /** The largest free range inside a segment (0 when none). */
+  largestGapBytes(): number {
+    const n = this.gapSizes.last();
+    return n < 0 ? 0 : this.gapSizes.a(n);
+  }
+
+  private newSegId(stream: number, pool: number, expandable: boolean): number {
+    const id = this.freeSegIds.pop() ?? this.segIds++;
+    if (id >= this.segStream.length) {
+      const n = this.segStream.length * 2;
+      const s = new Float64Array(n);
+      s.set(this.segStream);
+      this.segStream = s;
+      const p = new Int8Array(n);
+      p.set(this.segPool);
+      this.segPool = p;
+      const e = new Uint8Array(n);
+      e.set(this.segExp);
+      this.segExp = e;
+    }
+    this.segStream[id] = stream;
+    this.segPool[id] = pool;
+    this.segExp[id] = expandable ? 1 : 0;
+    return id;
+  }
+
+  /** The node of the segment containing `addr`, or -1. */
+  private segNodeAt(addr: number): number {
+    const n = this.segs.predecessor(addr, Infinity);
+    return n >= 0 && this.segs.b(n) > addr ? n : -1;
+  }
+
+  /** The segment containing `addr`, or undefined. */
+  segmentAt(addr: number): LayoutSegment | undefined {
+    const n = this.segNodeAt(addr);
+    return n < 0 ? undefined : this.describe(n);
+  }
+
+  private describe(n: number): LayoutSegment {
+    const id = this.segs.payload(n);
+    return {
+      start: this.segs.a(n),
+      end: this.segs.b(n),
+      stream: this.segStream[id] as number,
+      pool: this.segPool[id] as number,
+      isExpandable: this.segExp[id] === 1,
+    };
+  }
+
+  /** True when some segment overlaps [start, end). */
+  private overlapsSegment(start: number, end: number): boolean {
+    const n = this.segs.predecessor(end, -Infinity);
+    return n >= 0 && this.segs.b(n) > start;
+  }
+
+  private addGap(start: number, end: number): void {
+    if (end <= start) return;
+    this.gaps.insert(start, end);
+    this.gapSizes.insert(end - start, start);
+  }
+
+  private removeGap(start: number, end: number): void {
+    this.gaps.remove(start, end);
+    this.gapSizes.remove(end - start, start);
+  }
+
+  /** Marks [start, end) free, merging with free neighbours in the same segment. */
+  private freeRange(start: number, end: number): void {
+    const seg = this.segNodeAt(start);
+    if (seg < 0 || this.segs.b(seg) < end) return;
+    let s = start;
+    let e = end;
+    const left = this.gaps.predecessor(start, -Infinity);
+    if (left >= 0 && this.gaps.b(left) === start && this.gaps.a(left) >= this.segs.a(seg)) {
+      s = this.gaps.a(left);
+      this.removeGap(s, start);
+    }
+    const right = this.gaps.lowerBound(end, -Infinity);
+    if (right >= 0 && this.gaps.a(right) === end && end < this.segs.b(seg)) {
+      e = this.gaps.b(right);
+      this.removeGap(end, e);
+    }
+    this.addGap(s, e);
+  }
+
+  /** Removes [start, end) from the free ranges; false when it is not wholly inside one. */
+  private carve(start: number, end: number): boolean {
+    const g = this.gaps.predecessor(start, Infinity);
+    if (g < 0) return false;
+    const gs = this.gaps.a(g);
+    const ge = this.gaps.b(g);
+    if (ge < end) return false;
+    this.removeGap(gs, ge);
+    this.addGap(gs, start);
+    this.addGap(end, ge);
+    return true;
+  }
+
+  /** Adds a wholly free segment; false (and nothing added) when it overlaps an existing one. */
+  addSegment(start: number, size: number, stream: number, pool: number, isExpandable: boolean): boolean {
+    if (size <= 0 || this.overlapsSegment(start, start + size)) return false;
+    this.segs.insert(start, start + size, this.newSegId(stream, pool, isExpandable));
+    this.addFreeAround(start, start + size);
+    this.reservedBytes += size;
+    return true;
+  }
+
+  /** Adds [start, end) minus the live blocks in it as free ranges (a new or newly mapped range). */
+  private addFreeAround(start: number, end: number): void {
+    let at = start;
+    const before = this.used.predecessor(start, Infinity);
+    if (before >= 0 && this.used.b(before) > at) at = this.used.b(before);
+    for (let u = this.used.lowerBound(start, Infinity); u >= 0 && this.used.a(u) < end; u = this.used.next(u)) {
+      if (this.used.a(u) > at) this.freeRange(at, this.used.a(u));
+      at = Math.max(at, this.used.b(u));
+    }
+    if (at < end) this.freeRange(at, end);
+  }
+
+  /** Removes whatever free ranges overlap [start, end) (a block recorded where the layout had no room). */
+  private carveAll(start: number, end: number): void {
+    let g = this.gaps.predecessor(end, -Infinity);
+    while (g >= 0 && this.gaps.b(g) > start) {
+      const gs = this.gaps.a(g);
+      const ge = this.gaps.b(g);
+      this.removeGap(gs, ge);
+      if (gs < start) this.addGap(gs, start);
+      if (ge > end) this.addGap(end, ge);
+      g = this.gaps.predecessor(Math.min(gs, end), -Infinity);
+    }
+  }
+
+  /**
+   * Removes the segment that starts at `start`. Returns false when no segment of that size starts
+   * there or when it was not wholly free (it is removed all the same, with the free ranges in it).
+   */
+  removeSegment(start: number, size: number): boolean {
+    const n = this.segs.lowerBound(start, -Infinity);
+    if (n < 0 || this.segs.a(n) !== start) return false;
+    const end = this.segs.b(n);
+    const id = this.segs.payload(n);
+    const wasFree = this.gaps.find(start, end) >= 0;
+    for (let g = this.gaps.lowerBound(start, -Infinity); g >= 0 && this.gaps.a(g) < end; g = this.gaps.lowerBound(start, -Infinity)) {
+      this.removeGap(this.gaps.a(g), this.gaps.b(g));
+    }
+    this.segs.remove(start, end);
+    this.freeSegIds.push(id);
+    this.reservedBytes -= end - start;
+    return wasFree && end - start === size;
+  }
+
+  /**
+   * Maps [start, start+size) of an expandable segment: the range joins the mapped range it touches
+   * (same stream), as the snapshot reports one segment per contiguous mapped range. False when the
+   * range overlaps a segment.
+   */
+  map(start: number, size: number, stream: number, pool: number): boolean {
+    const end = start + size;
+    if (size <= 0 || this.overlapsSegment(start, end)) return false;
+    let s = start;
+    let e = end;
+    let p = pool;
+    const left = this.segs.predecessor(start, -Infinity);
+    if (left >= 0 && this.segs.b(left) === start && this.joinable(left, stream)) {
+      s = this.segs.a(left);
+      p = p === POOL_UNKNOWN ? (this.segPool[this.segs.payload(left)] as number) : p;
+      this.dropSegNode(left);
+    }
+    const right = this.segs.lowerBound(end, -Infinity);
+    if (right >= 0 && this.segs.a(right) === end && this.joinable(right, stream)) {
+      e = this.segs.b(right);
+      p = p === POOL_UNKNOWN ? (this.segPool[this.segs.payload(right)] as number) : p;
+      this.dropSegNode(right);
+    }
+    this.segs.insert(s, e, this.newSegId(stream, p, true));
+    this.reservedBytes += size;
+    this.addFreeAround(start, end);
+    return true;
+  }
+
+  private joinable(node: number, stream: number): boolean {
+    const id = this.segs.payload(node);
+    return this.segExp[id] === 1 && this.segStream[id] === stream;
+  }
+
+  private dropSegNode(node: number): void {
+    this.freeSegIds.push(this.segs.payload(node));
+    this.segs.remove(this.segs.a(node), this.segs.b(node));
+  }
+
+  /**
+   * Unmaps [start, start+size), which must be free and inside one segment; the segment shrinks or
+   * splits in two. False when the range is not wholly free (nothing changes then).
+   */
+  unmap(start: number, size: number): boolean {
+    const end = start + size;
+    const n = this.segNodeAt(start);
+    if (n < 0 || this.segs.b(n) < end || !this.carve(start, end)) return false;
+    const s = this.segs.a(n);
+    const e = this.segs.b(n);
+    const id = this.segs.payload(n);
+    const stream = this.segStream[id] as number;
+    const pool = this.segPool[id] as number;
+    const exp = this.segExp[id] === 1;
+    this.dropSegNode(n);
+    if (s < start) this.segs.insert(s, start, this.newSegId(stream, pool, exp));
+    if (end < e) this.segs.insert(end, e, this.newSegId(stream, pool, exp));
+    this.reservedBytes -= size;
+    return true;
+  }
+
+  /**
+   * Records a live block at [start, start+size) with the caller's id. It is recorded even outside a
+   * segment (histories without segments), but never over another live block.
+   */
+  take(start: number, size: number, id: number): number {
+    const end = start + size;
+    const before = this.used.predecessor(start, Infinity);
+    if (before >= 0 && this.used.b(before) > start) return TAKE_OVERLAP;
+    const after = this.used.lowerBound(start, Infinity);
+    if (after >= 0 && this.used.a(after) < end) return TAKE_OVERLAP;
+    this.used.insert(start, end, id);
+    this.usedBytes += size;
+    if (size === 0 || this.carve(start, end)) return TAKE_OK;
+    this.carveAll(start, end);
+    return TAKE_OUTSIDE_FREE;
+  }
+
+  /** Releases the live block starting at `start`; returns its size, or -1 when there is none. */
+  release(start: number): number {
+    const n = this.used.lowerBound(start, -Infinity);
+    if (n < 0 || this.used.a(n) !== start) return -1;
+    const end = this.used.b(n);
+    this.used.remove(start, end);
+    this.usedBytes -= end - start;
+    // Free again the parts that lie in segments (all of it, unless the history was inconsistent).
+    for (let sg = this.segNodeAt(start) >= 0 ? this.segNodeAt(start) : this.segs.lowerBound(start, -Infinity); sg >= 0 && this.segs.a(sg) < end; sg = this.segs.next(sg)) {
+      const a = Math.max(start, this.segs.a(sg));
+      const b = Math.min(end, this.segs.b(sg));
+      if (a < b) this.freeRange(a, b);
+    }
+    return end - start;
+  }
+
+  /** Size of the free range from `addr` to the end of the free range that contains it, or -1. */
+  freeBytesFrom(addr: number): number {
+    const g = this.gaps.predecessor(addr, Infinity);
+    if (g < 0 || this.gaps.b(g) <= addr) return -1;
+    return this.gaps.b(g) - addr;
+  }
+
+  /** Every segment in address order (not on hot paths). */
+  forEachSegment(fn: (seg: LayoutSegment) => void): void {
+    for (let n = this.segs.first(); n >= 0; n = this.segs.next(n)) fn(this.describe(n));
+  }
+
+  /** Live blocks and free ranges of [start, end) in address order: `id` is -1 for a free range. */
+  forEachBlockIn(start: number, end: number, fn: (blockStart: number, blockEnd: number, id: number) => void): void {
+    let u = this.used.lowerBound(start, -Infinity);
+    let g = this.gaps.lowerBound(start, -Infinity);
+    for (;;) {
+      const ua = u >= 0 && this.used.a(u) < end ? this.used.a(u) : Infinity;
+      const ga = g >= 0 && this.gaps.a(g) < end ? this.gaps.a(g) : Infinity;
+      if (ua === Infinity && ga === Infinity) return;
+      if (ua <= ga) {
+        fn(ua, this.used.b(u), this.used.payload(u));
+        u = this.used.next(u);
+      } else {
+        fn(ga, this.gaps.b(g), -1);
+        g = this.gaps.next(g);
+      }
+    }
+  }
+
+  /** Every live block in address order: (start, end, id). */
+  forEachLive(fn: (start: number, end: number, id: number) => void): void {
+    this.used.forEach(fn);
+  }
+
+  /** Number of live blocks. */
+  get liveCount(): number {
+    return this.used.size;
+  }
+}

@@ -1,0 +1,109 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { searchMinCapacity } from '../../src/sim/capacity-search.js';
+
+const KiB = 1024;
+
+/** A `fits` that answers from a set of grid indices (capacity / step) and counts its calls. */
+function picky(step: number, fitting: (k: number) => boolean): { fits: (c: number) => boolean; calls: number[] } {
+  const calls: number[] = [];
+  return {
+    calls,
+    fits: (c) => {
+      expect(c % step).toBe(0);
+      calls.push(c / step);
+      return fitting(c / step);
+    },
+  };
+}
+
+describe('searchMinCapacity', () => {
+  it('answers the lower bound with one replay when it fits', () => {
+    const p = picky(KiB, (k) => k >= 5);
+    const r = searchMinCapacity(p.fits, { peakLiveBytes: 4 * KiB + 1, stepBytes: KiB, hintBytes: 4 * KiB + 1 });
+    expect(r.minCapacityBytes).toBe(5 * KiB);
+    expect(r.guarantee).toBe('lower-bound');
+    expect(r.replays).toBe(1);
+    expect(r.lowerBoundBytes).toBe(5 * KiB);
+  });
+
+  it('bisects between the lower bound and a hint that fits, and the step below the answer fails', () => {
+    const p = picky(KiB, (k) => k >= 37);
+    const r = searchMinCapacity(p.fits, { peakLiveBytes: 10 * KiB, stepBytes: KiB, hintBytes: 100 * KiB });
+    expect(r.minCapacityBytes).toBe(37 * KiB);
+    expect(r.guarantee).toBe('step-below-fails');
+    // 100 fits, so does 99; bisection over (9, 99]: 54 T, 31 F, 42 T, 36 F, 39 T, 37 T (36 failed).
+    expect(p.calls).toEqual([100, 99, 54, 31, 42, 36, 39, 37]);
+    expect(r.tried.map((t) => [t.capacityBytes / KiB, t.fits])).toEqual([[100, true], [99, true], [54, true], [31, false], [42, true], [36, false], [39, true], [37, true]]);
+    expect(r.replays).toBe(8);
+  });
+
+  it('needs two replays when the hint is exact', () => {
+    const p = picky(KiB, (k) => k >= 37);
+    const r = searchMinCapacity(p.fits, { peakLiveBytes: 10 * KiB, stepBytes: KiB, hintBytes: 36 * KiB + 1 });
+    expect(p.calls).toEqual([37, 36]);
+    expect(r.minCapacityBytes).toBe(37 * KiB);
+    expect(r.hintBytes).toBe(37 * KiB);
+  });
+
+  it('gallops upwards from a hint that fails, with doubling increments', () => {
+    const p = picky(KiB, (k) => k >= 20);
+    const r = searchMinCapacity(p.fits, { peakLiveBytes: 10 * KiB, stepBytes: KiB, hintBytes: 12 * KiB, extraReplays: 1 });
+    expect(r.minCapacityBytes).toBe(20 * KiB);
+    // 12 F, 13 F, 15 F, 19 F, 27 T; 26 T; then bisection over (19, 26]: 22 T, 20 T.
+    expect(p.calls).toEqual([12, 13, 15, 19, 27, 26, 22, 20]);
+    expect(r.replays).toBe(9);
+  });
+
+  it('says so when nothing fits up to the maximum', () => {
+    const p = picky(KiB, () => false);
+    const r = searchMinCapacity(p.fits, { peakLiveBytes: KiB, stepBytes: KiB, maxBytes: 64 * KiB });
+    expect(r.minCapacityBytes).toBeNull();
+    expect(r.guarantee).toBe('none');
+    expect(p.calls[p.calls.length - 1]).toBe(64);
+  });
+
+  it('on a non-monotone allocator, bisect finds a capacity whose step below fails; scan finds the smallest', () => {
+    // Fits at 6, fails at 7, fits from 8 on (lower bound 5, which fails).
+    const fitting = (k: number) => k === 6 || k >= 8;
+    const bisect = picky(KiB, fitting);
+    const r = searchMinCapacity(bisect.fits, { peakLiveBytes: 5 * KiB, stepBytes: KiB, hintBytes: 12 * KiB });
+    // 12 T, 11 T; bisection over (4, 11]: 7 F, 9 T, 8 T; the verification finds 7 failing: answer 8.
+    expect(bisect.calls).toEqual([12, 11, 7, 9, 8]);
+    expect(r.minCapacityBytes).toBe(8 * KiB);
+    expect(r.guarantee).toBe('step-below-fails');
+    const scan = picky(KiB, fitting);
+    const s = searchMinCapacity(scan.fits, { peakLiveBytes: 5 * KiB, stepBytes: KiB, hintBytes: 12 * KiB, mode: 'scan' });
+    expect(scan.calls).toEqual([12, 11, 7, 9, 8, 5, 6]);
+    expect(s.minCapacityBytes).toBe(6 * KiB);
+    expect(s.guarantee).toBe('scanned');
+  });
+
+  it('is exact for any monotone allocator, whatever the hint (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 3000 }), fc.option(fc.integer({ min: 0, max: 20000 })), fc.integer({ min: 1, max: 64 }), (live, extra, hint, step) => {
+        const need = live + extra;
+        const r = searchMinCapacity((c) => c >= need, { peakLiveBytes: live, stepBytes: step, hintBytes: hint });
+        expect(r.minCapacityBytes).toBe(Math.ceil(need / step) * step);
+        // Galloping and bisection: logarithmic in the distance between the hint and the answer.
+        const span = Math.abs(Math.ceil(need / step) - Math.ceil((hint ?? live) / step)) + 2;
+        expect(r.replays).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(span)) + 4);
+      }),
+    );
+  });
+
+  it('always answers a capacity that fits with the step below failing, for any allocator (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 45 }), fc.boolean(), (pattern, hintK, scan) => {
+        // Grid index k fits per the pattern, and everything past the pattern fits.
+        const fitting = (k: number) => (k < pattern.length ? (pattern[k] as boolean) : true);
+        const r = searchMinCapacity((c) => fitting(c), { peakLiveBytes: 0, stepBytes: 1, hintBytes: hintK, mode: scan ? 'scan' : 'bisect' });
+        const k = r.minCapacityBytes as number;
+        expect(fitting(k)).toBe(true);
+        if (k > 0) expect(fitting(k - 1)).toBe(false);
+        if (scan) expect(k).toBe([...pattern, true].indexOf(true));
+        expect(r.tried.map((t) => t.fits)).toEqual(r.tried.map((t) => fitting(t.capacityBytes)));
+      }),
+    );
+  });
+});

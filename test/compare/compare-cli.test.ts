@@ -1,0 +1,167 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { KiB, MiB, runCli, tempDir } from '../helpers.js';
+
+const dir = tempDir();
+/** Writes a CSV trace (header on line 1, event k on line k + 2) and returns its path. */
+function csv(name: string, rows: string[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, ['op,id,size', ...rows].join('\n') + '\n');
+  return path;
+}
+const lastLine = (s: string): string => s.trimEnd().split('\n').at(-1) ?? '';
+
+// naive: a (1000 B) gets 1 KiB; b (3 MiB) gets 4 MiB. At a 4 MiB capacity b fails (event 1, line 3).
+const mixed = csv('mixed.csv', ['alloc,a,1000', `alloc,b,${3 * MiB}`, 'free,a', 'free,b']);
+// Two 1-byte requests hold 512 B each: fragmentation 1 - 2/1024.
+const tiny = csv('tiny.csv', ['alloc,a,1', 'alloc,b,1']);
+// 100 KiB, then the same workload grown by 3% (103 KiB), and shrunk (90 KiB); all multiples of 512.
+const base = csv('base.csv', [`alloc,a,${100 * KiB}`, 'free,a']);
+const grown = csv('grown.csv', [`alloc,a,${103 * KiB}`, 'free,a']);
+const shrunk = csv('shrunk.csv', [`alloc,a,${90 * KiB}`, 'free,a']);
+const baseline = join(dir, 'baseline.json');
+
+beforeAll(() => {
+  const r = runCli(['compare', '--allocators', 'naive', base, '--min-capacity', '--capacity-step', '1KiB', '--format', 'json', '--output', baseline]);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe('');
+});
+
+describe('memsim compare (CLI)', () => {
+  it('prints the table with the lower bound row and exits 0', () => {
+    const r = runCli(['compare', mixed, '--allocators', 'naive', '--min-capacity']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/✔ fits: the allocator fits \(unlimited capacity\); best naive: peak reserved 4\.00 MiB/);
+    expect(r.stdout).toMatch(/│\s+│ lower bound \(peak live\) │\s+3\.00 MiB │/);
+    expect(r.stdout).toMatch(/│ 1 │ naive\s+│\s+4\.00 MiB │\s+\+33\.32% │/);
+    expect(r.stdout).toMatch(/naive: 5 MiB; 4 MiB fails \(\d+ replays\)/);
+  });
+
+  it('fails the oom gate at a capacity that does not fit, naming gate, allocator and numbers', () => {
+    const r = runCli(['compare', '--allocators', 'naive', mixed, '--capacity', '4MiB', '--fail-on', 'oom']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✘ OOM: 1 of 1 allocator ran out of memory at capacity 4\.00 MiB: naive \(fragmentation\)/);
+    expect(lastLine(r.stderr)).toBe(
+      'memsim: gate oom failed: naive hit 1 OOM(s) at capacity 4.00 MiB; the first at event 1 (line 3): 3.00 MiB requested with 1000 B live, 1.00 KiB reserved (fragmentation)',
+    );
+    expect(runCli(['compare', '--allocators', 'naive', mixed, '--capacity', '5MiB', '--fail-on', 'oom']).code).toBe(0);
+    // Without the gate an OOM is a result, not a failure.
+    expect(runCli(['compare', '--allocators', 'naive', mixed, '--capacity', '4MiB']).code).toBe(0);
+  });
+
+  it('fails a fragmentation threshold above it and passes below it', () => {
+    const r = runCli(['compare', '--allocators', 'naive', tiny, '--fail-on', 'fragmentation>0.3']);
+    expect(r.code).toBe(1);
+    expect(lastLine(r.stderr)).toBe('memsim: gate fragmentation>0.3 failed: naive fragmentation 0.998047 > 0.3 (peak live 2 B, peak allocated 1.00 KiB, peak reserved 1.00 KiB)');
+    expect(runCli(['compare', '--allocators', 'naive', tiny, '--fail-on', 'fragmentation>99.9%']).code).toBe(0);
+  });
+
+  it('reports every failed gate, the last one last', () => {
+    const r = runCli(['compare', '--allocators', 'naive', tiny, '--capacity', '512', '--fail-on', 'overhead>0.5', '--fail-on', 'oom']);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^memsim: gate overhead>0.5 failed: naive overhead 511 > 0.5/);
+    expect(lines[1]).toMatch(/^memsim: gate oom failed: naive hit 1 OOM\(s\) at capacity 512 B; the first at event 1 \(line 3\)/);
+  });
+
+  it('exits 2 on bad usage, before reading the trace', () => {
+    const cases: [string[], RegExp][] = [
+      [['--fail-on', 'regression'], /--fail-on regression needs --baseline FILE/],
+      [['--max-regression', '5%'], /--max-regression needs --baseline FILE/],
+      [['--fail-on', 'fragmentation>lots'], /"lots" in "fragmentation>lots" is not a ratio/],
+      [['--fail-on', 'slowness'], /unknown condition "slowness"/],
+      [['--option', 'page=4KiB'], /names the allocator: allocator.key=value/],
+      [['--allocators', 'naive,nope'], /unknown allocator "nope"/],
+      [['--option', 'bfc-typo.page=4KiB', '--allocators', 'naive'], /options given for "bfc-typo", which is not compared/],
+      [['--capacity-step', '0'], /--capacity-step: must be positive/],
+      [['--baseline', join(dir, 'missing.json')], /cannot read the baseline .*missing\.json: ENOENT/],
+      [['--baseline', mixed], /is not JSON/],
+      [['--jobs', '0'], /--jobs: must be at least 1/],
+    ];
+    for (const [args, message] of cases) {
+      const r = runCli(['compare', '--allocators', 'naive', mixed, ...args]);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toMatch(message);
+      expect(r.stdout).toBe('');
+    }
+    const wrongSchema = join(dir, 'replay.json');
+    writeFileSync(wrongSchema, runCli(['replay', mixed, '--format', 'json']).stdout);
+    expect(runCli(['compare', '--allocators', 'naive', mixed, '--baseline', wrongSchema]).stderr).toMatch(/not a usable memsim.compare\/1 baseline: schema is "memsim.replay\/1"/);
+  });
+
+  it('fails the regression gate when a figure got worse than the baseline', () => {
+    const r = runCli(['compare', '--allocators', 'naive', grown, '--min-capacity', '--capacity-step', '1KiB', '--baseline', baseline, '--fail-on', 'regression', '--format', 'json']);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toEqual([
+      'memsim: gate regression failed: naive peak reserved 100.00 KiB -> 103.00 KiB (+3%), over the 0% allowed (--max-regression)',
+      'memsim: gate regression failed: naive minimum capacity 100.00 KiB -> 103.00 KiB (+3%), over the 0% allowed (--max-regression)',
+    ]);
+    const report = JSON.parse(r.stdout);
+    expect(report.baseline.changes).toEqual([
+      { allocator: 'naive', figure: 'peakReservedBytes', baseline: 100 * KiB, current: 103 * KiB, delta: 3 * KiB, relative: 0.03, direction: 'worse', exceedsThreshold: true },
+      { allocator: 'naive', figure: 'minCapacityBytes', baseline: 100 * KiB, current: 103 * KiB, delta: 3 * KiB, relative: 0.03, direction: 'worse', exceedsThreshold: true },
+      { allocator: 'naive', figure: 'oomCount', baseline: 0, current: 0, delta: 0, relative: 0, direction: 'same', exceedsThreshold: false },
+    ]);
+    expect(report.gates).toEqual([{ gate: 'regression', failed: true, failures: expect.any(Array) }]);
+  });
+
+  it('lets --max-regression allow a small worsening and fail a larger one', () => {
+    const args = ['compare', '--allocators', 'naive', grown, '--min-capacity', '--capacity-step', '1KiB', '--baseline', baseline];
+    expect(runCli([...args, '--max-regression', '5%']).code).toBe(0);
+    expect(runCli([...args, '--max-regression', '0.03']).code).toBe(0);
+    const r = runCli([...args, '--max-regression', '2%']);
+    expect(r.code).toBe(1);
+    expect(lastLine(r.stderr)).toMatch(/naive minimum capacity 100\.00 KiB -> 103\.00 KiB \(\+3%\), over the 2% allowed/);
+    // A baseline alone reports, and gates nothing.
+    expect(runCli(args).code).toBe(0);
+  });
+
+  it('reports improvements against the baseline and passes the gate', () => {
+    const r = runCli(['compare', '--allocators', 'naive', shrunk, '--min-capacity', '--capacity-step', '1KiB', '--baseline', baseline, '--fail-on', 'regression', '--format', 'markdown']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe('**✅ fits**: the allocator fits (unlimited capacity); best `naive`: peak reserved 90.00 KiB, +0.00% over the lower bound 90.00 KiB · 📉 improved vs baseline: 2 figures better');
+    expect(r.stdout).toContain('<details><summary>vs baseline: 0 worse, 2 better</summary>');
+    expect(r.stdout).toContain('| naive | peak reserved | 100.00 KiB | 90.00 KiB | -10.00% | better |');
+  });
+
+  it('counts a new OOM as a regression from none', () => {
+    const r = runCli(['compare', '--allocators', 'naive', base, '--capacity', '50KiB', '--baseline', baseline, '--fail-on', 'regression']);
+    expect(r.code).toBe(1);
+    expect(lastLine(r.stderr)).toBe('memsim: gate regression failed: naive OOM count 0 -> 1 (from none), over the 0% allowed (--max-regression)');
+  });
+
+  it('writes bench-json for benchmark trackers', () => {
+    const r = runCli(['compare', '--allocators', 'naive', mixed, '--min-capacity', '--format', 'bench-json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([
+      { name: 'lower bound (peak live)', unit: 'bytes', value: 1000 + 3 * MiB },
+      { name: 'naive peak reserved', unit: 'bytes', value: KiB + 4 * MiB },
+      { name: 'naive min capacity', unit: 'bytes', value: 5 * MiB },
+    ]);
+  });
+
+  it('gives the same JSON with one job or several', () => {
+    // Every registered allocator: with two or more, --jobs 2 runs them on worker threads.
+    const one = runCli(['compare', mixed, '--min-capacity', '--format', 'json', '--jobs', '1']);
+    const two = runCli(['compare', mixed, '--min-capacity', '--format', 'json', '--jobs', '2']);
+    expect(one.code).toBe(0);
+    expect(two.stderr).toBe('');
+    expect(two.stdout).toBe(one.stdout);
+    expect(JSON.parse(one.stdout).schema).toBe('memsim.compare/1');
+  });
+
+  it('writes the report to --output, the JSON to --json-output even when a gate fails, and keeps stdout empty', () => {
+    const out = join(dir, 'out.md');
+    const json = join(dir, 'out.json');
+    const r = runCli(['compare', '--allocators', 'naive', mixed, '--capacity', '4MiB', '--fail-on', 'oom', '--format', 'markdown', '--output', out, '--json-output', json]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(readFileSync(out, 'utf8')).toMatch(/^\*\*❌ OOM\*\*/);
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    expect(report.schema).toBe('memsim.compare/1');
+    expect(report.gates[0]).toMatchObject({ gate: 'oom', failed: true });
+  });
+});
