@@ -137,8 +137,7 @@ describe('replaying a recorded PyTorch history', () => {
         { beforeEvent: 3, action: 'free', address: SEG2, sizeBytes: 30 * MiB, stream: 0 },
       ],
     });
-    type Block = { address: number; sizeBytes: number; state: string };
-    const final: (RecordedSegment & { blocks: Block[] })[] = [
+    const final: RecordedSegment[] = [
       {
         address: SEG,
         sizeBytes: 20 * MiB,

@@ -4,7 +4,7 @@
  * real allocator got, segments the real allocator released are released, and every allocation is
  * compared with the address the real allocator chose.
  */
-import type { RecordedSegment, RecordedSegmentEvent, Trace } from '../../trace/model.js';
+import type { RecordedSegmentEvent, Trace } from '../../trace/model.js';
 import { formatHex } from '../../util/bytes.js';
 import type { CachingAllocator } from './allocator.js';
 import type { SegmentPlacement } from './expandable.js';
@@ -160,8 +160,7 @@ export class RecordedReplay implements SegmentPlacement {
 
   /** The simulation's blocks now against the recorded final blocks (a pending free is in use). */
   private compareFinalBlocks(): { recorded: number; identical: number } | undefined {
-    type WithBlocks = RecordedSegment & { blocks?: { address: number; sizeBytes: number; state: string }[] };
-    const final = this.trace.recorded!.finalSegments as WithBlocks[] | undefined;
+    const final = this.trace.recorded!.finalSegments;
     if (!final || !final.some((s) => s.blocks && s.blocks.length > 0)) return undefined;
     const simulated = new Set<string>();
     for (const seg of this.alloc.state().segments) for (const b of seg.blocks) simulated.add(`${b.address}+${b.sizeBytes}${b.isFree ? 'f' : 'u'}`);
