@@ -170,15 +170,16 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     const isSmall = this.isSmall(id);
     const alreadySplit = this.isSplit(id);
     const inExpandable = (this.seg[id] as number) >= 0;
+    const stream = this.streamOf[id] as number;
     let block = id;
     if (split) {
       const remaining = id;
-      block = this.newBlock(this.streamOf[id] as number, size, this.ptr[id] as number, isSmall, this.seg[id] as number);
+      block = this.newBlock(stream, size, this.ptr[id] as number, isSmall, this.seg[id] as number);
       this.splice(block, this.prev[remaining] as number, remaining);
       const rPtr = (this.ptr[remaining] as number) + size;
       const rSize = (this.size[remaining] as number) - size;
       if (listed) {
-        this.setRekey(this.setOf(remaining), remaining, rSize, rPtr);
+        this.setRekey(stream * 2 + (isSmall ? 0 : 1), remaining, rSize, rPtr);
         if (this.trackAges) this.gcBase[remaining] = this.gcCalls[isSmall ? 0 : 1] as number;
       } else {
         this.ptr[remaining] = rPtr;
@@ -191,17 +192,20 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
         else this.counters.inactiveSplit(isSmall, 1, this.size[remaining] as number);
       }
     } else {
-      if (listed) this.eraseFromBlocks(id);
+      if (listed) this.setRemove(stream * 2 + (isSmall ? 0 : 1), id);
       if (alreadySplit && !inExpandable) {
         this.counters.inactiveSplit(isSmall, -1, -(this.size[block] as number));
       }
     }
-    return this.markAllocated(block, origSize, event);
+    return this.handOut(block, isSmall, origSize, event);
   }
 
   /** The accounting of a block becoming allocated (the end of alloc_found_block). */
   markAllocated(block: number, origSize: number, event: number): number {
-    const isSmall = this.isSmall(block);
+    return this.handOut(block, this.isSmall(block), origSize, event);
+  }
+
+  private handOut(block: number, isSmall: boolean, origSize: number, event: number): number {
     const bytes = this.size[block] as number;
     this.flags[block] = (this.flags[block] as number) | F_ALLOCATED;
     this.requested[block] = origSize;
@@ -238,6 +242,8 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     const after = this.next[id] as number;
     const mergeBefore = before >= 0 && this.canMerge(id, before);
     const mergeAfter = after >= 0 && this.canMerge(id, after);
+    // Neighbours in a segment share its stream and pool, hence its free set.
+    const set = (this.streamOf[id] as number) * 2 + (isSmall ? 0 : 1);
     let netBlocks = 0;
     let netBytes = 0;
     let merged = id;
@@ -250,14 +256,14 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
         netBlocks--;
         netBytes -= this.size[after] as number;
         grownBy += this.size[after] as number;
-        this.eraseFromBlocks(after);
+        this.setRemove(set, after);
         this.unlink(after);
         this.deleteBlock(after);
       }
       this.unlink(id);
       this.deleteBlock(id);
       merged = before;
-      this.setRekey(this.setOf(before), before, (this.size[before] as number) + grownBy, this.ptr[before] as number);
+      this.setRekey(set, before, (this.size[before] as number) + grownBy, this.ptr[before] as number);
     } else if (mergeAfter) {
       // [id][after]: after grows down over id.
       netBlocks--;
@@ -265,9 +271,10 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       this.unlink(id);
       this.deleteBlock(id);
       merged = after;
-      this.setRekey(this.setOf(after), after, (this.size[after] as number) + origSize, this.ptr[id] as number);
+      this.setRekey(set, after, (this.size[after] as number) + origSize, this.ptr[id] as number);
     } else {
-      this.insertIntoBlocks(id);
+      if (this.trackAges) this.gcBase[id] = this.gcCalls[isSmall ? 0 : 1] as number;
+      this.setInsert(set, id);
     }
     if (this.trackAges) this.gcBase[merged] = this.gcCalls[isSmall ? 0 : 1] as number;
     if (this.isSplit(merged)) {
