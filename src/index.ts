@@ -7,6 +7,7 @@ export * from './allocators/index.js';
 export { replay, effectiveCapacity, type RunOptions, type RunResult } from './sim/run.js';
 export { replayTrace, type ReplayOptions, type ReplayOutcome, type OomRecord, type StepRecord } from './sim/replay.js';
 export { buildReplayReport, summarize, traceInfo, type ReplayReport, type ReplaySummary, type TraceInfo } from './sim/report.js';
+export { PlacementComparison, type PlacementFidelity, type PlacementMismatch } from './sim/fidelity.js';
 export { compareTrace, DEFAULT_CAPACITY_STEP_BYTES, type CompareEntry, type CompareExecution, type CompareOptions, type CompareReport } from './sim/compare.js';
 export { compareWithBaseline, parseBaseline, type BaselineComparison, type FigureChange } from './sim/compare-baseline.js';
 export { evaluateGates, parseGate, type GateResult, type GateSpec } from './sim/compare-gates.js';

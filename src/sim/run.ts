@@ -2,6 +2,7 @@ import { UsageError } from '../errors.js';
 import { getAllocator, resolveOptions } from '../allocators/index.js';
 import type { OnlineAllocator } from '../allocators/types.js';
 import type { Trace } from '../trace/model.js';
+import { PlacementComparison } from './fidelity.js';
 import { replayTrace, type ReplayOptions, type ReplayOutcome } from './replay.js';
 import { buildReplayReport, type ReplayReport } from './report.js';
 
@@ -38,7 +39,10 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
   }
   const capacity = effectiveCapacity(trace, run.capacityBytes);
   const allocator = def.create(resolved.values as never, { capacityBytes: capacity, trace });
-  const outcome = replayTrace(trace, allocator, capacity, run);
+  // A simulation of a recorded history is compared with it (an allocator that replays the history
+  // itself has nothing to compare).
+  const comparison = !def.needsRecordedHistory && PlacementComparison.applies(trace) ? new PlacementComparison(trace) : undefined;
+  const outcome = replayTrace(trace, allocator, capacity, comparison ? { ...run, onPlacement: comparison.chain(run.onPlacement) } : run);
   const notes = [...resolved.notes, ...(trace.recorded?.notes ?? []), ...(allocator.notes?.() ?? [])];
   const report = buildReplayReport(
     trace,
@@ -49,6 +53,11 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
   );
   for (const [key, value] of Object.entries(allocator.reportSections?.() ?? {})) {
     if (!(key in report)) report[key] = value;
+  }
+  if (comparison && !('fidelity' in report)) {
+    const fidelity = comparison.result();
+    report['fidelity'] = fidelity;
+    if (fidelity.withAllocatedBytes + fidelity.withAddress > 0) report.notes.push(comparison.note());
   }
   return { report, outcome, allocator };
 }

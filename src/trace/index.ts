@@ -8,3 +8,6 @@ export { traceFromEvents, type EventObject } from './from-events.js';
 export { IdTable, StringInterner } from './id-table.js';
 export { unpickle, type PickleValue, type PickleDict } from './pytorch/pickle.js';
 export { pytorchSnapshotReader } from './pytorch/reader.js';
+export { tensorflowLogReader } from './tflog/reader.js';
+export { parseTextProto, type ProtoObject, type ProtoValue } from './tflog/text-proto-tree.js';
+export { TextProtoError } from './tflog/text-proto.js';

@@ -4,6 +4,7 @@ import { readCsv } from './read-csv.js';
 import { readJson } from './read-json.js';
 import { readJsonl } from './read-jsonl.js';
 import { pytorchSnapshotReader } from './pytorch/reader.js';
+import { tensorflowLogReader } from './tflog/reader.js';
 import type { ByteSource } from './source.js';
 
 /** Options for reading a trace; importers read the ones that concern them. */
@@ -102,7 +103,7 @@ export const csvReader: TraceReader = {
 };
 
 /** Every registered trace reader; importers add themselves here. */
-export const traceReaders: TraceReader[] = [jsonReader, jsonlReader, csvReader, pytorchSnapshotReader];
+export const traceReaders: TraceReader[] = [jsonReader, jsonlReader, csvReader, pytorchSnapshotReader, tensorflowLogReader];
 
 /** Adds a reader (importers call this once at load). */
 export function registerReader(reader: TraceReader): void {

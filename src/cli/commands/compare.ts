@@ -30,6 +30,7 @@ const schema = z.object({
   lenient: z.boolean().default(false),
   inputFormat: z.string().optional(),
   device: z.string().regex(/^\d+$/, 'expected a device number').transform(Number).optional(),
+  allocatorName: z.string().min(1, 'expected an allocator name').optional(),
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
   color: z.boolean().default(true),
 });
@@ -90,6 +91,7 @@ export function compareCommand(): Command {
     .option('--lenient', 'skip and count frees of non-live ids and allocs of live ids instead of failing')
     .option('--input-format <format>', 'force the input format instead of detecting it')
     .option('--device <n>', 'device to import from multi-device inputs')
+    .option('--allocator-name <name>', 'allocator to import from inputs that log several (TensorFlow logs: e.g. GPU_0_bfc; default the one with the most bytes)')
     .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
     .option('--no-color', 'no colours in the text report')
     .addHelpText(
@@ -123,6 +125,7 @@ Examples:
         lenient: o.lenient,
         ...(o.inputFormat ? { format: o.inputFormat } : {}),
         ...(o.device !== undefined ? { device: o.device } : {}),
+        ...(o.allocatorName !== undefined ? { allocatorName: o.allocatorName } : {}),
       });
       const progress = new Progress(o.progress as ProgressMode, 'compare');
       let result;

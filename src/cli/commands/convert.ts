@@ -11,6 +11,7 @@ const schema = z.object({
   inputFormat: z.string().optional(),
   lenient: z.boolean().default(false),
   device: z.string().regex(/^\d+$/, 'expected a device number').transform(Number).optional(),
+  allocatorName: z.string().min(1, 'expected an allocator name').optional(),
 });
 
 const BY_EXTENSION: Record<string, WriteFormat> = { '.json': 'json', '.jsonl': 'jsonl', '.ndjson': 'jsonl', '.csv': 'csv' };
@@ -23,6 +24,7 @@ export function convertCommand(): Command {
     .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'jsonl', 'csv']))
     .option('--input-format <format>', 'force the input format instead of detecting it')
     .option('--device <n>', 'device to import from multi-device inputs')
+    .option('--allocator-name <name>', 'allocator to import from inputs that log several (TensorFlow logs: e.g. GPU_0_bfc; default the one with the most bytes)')
     .option('--lenient', 'skip and count frees of non-live ids and allocs of live ids')
     .addHelpText(
       'after',
@@ -40,6 +42,7 @@ Examples:
         lenient: o.lenient,
         ...(o.inputFormat ? { format: o.inputFormat } : {}),
         ...(o.device !== undefined ? { device: o.device } : {}),
+        ...(o.allocatorName !== undefined ? { allocatorName: o.allocatorName } : {}),
       });
       writeTrace(trace, output, format);
     });

@@ -25,6 +25,7 @@ const schema = z.object({
   oomDump: z.enum(['compact', 'full', 'none']).default('compact'),
   inputFormat: z.string().optional(),
   device: z.string().regex(/^\d+$/, 'expected a device number').transform(Number).optional(),
+  allocatorName: z.string().min(1, 'expected an allocator name').optional(),
 });
 
 /** Renders a replay report in the asked format. */
@@ -61,6 +62,7 @@ export function replayCommand(): Command {
     .option('--lenient', 'skip and count frees of non-live ids and allocs of live ids instead of failing')
     .option('--input-format <format>', 'force the input format instead of detecting it')
     .option('--device <n>', 'device to import from multi-device inputs')
+    .option('--allocator-name <name>', 'allocator to import from inputs that log several (TensorFlow logs: e.g. GPU_0_bfc; default the one with the most bytes)')
     .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
     .option('--no-color', 'no colours in the text report')
     .addHelpText(
@@ -70,7 +72,8 @@ Examples:
   $ memsim replay traces/training.json --allocator naive
   $ memsim replay traces/training.json --allocator naive --capacity 12GiB --format json --output report.json
   $ memsim replay traces/fragmentation.csv --capacity 1GiB --on-oom continue --allow-oom
-  $ memsim replay traces/inference.jsonl --placements placements.csv --format markdown >> "$GITHUB_STEP_SUMMARY"`,
+  $ memsim replay traces/inference.jsonl --placements placements.csv --format markdown >> "$GITHUB_STEP_SUMMARY"
+  $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc`,
     )
     .action((tracePath: string, raw: Record<string, unknown>) => {
       const o = parseOptions(schema, raw);
@@ -80,6 +83,7 @@ Examples:
         onProgress: (done, total) => reading.update(done, total, 'bytes'),
         ...(o.inputFormat ? { format: o.inputFormat } : {}),
         ...(o.device !== undefined ? { device: o.device } : {}),
+        ...(o.allocatorName !== undefined ? { allocatorName: o.allocatorName } : {}),
       });
       reading.done();
       const progress = new Progress(o.progress as ProgressMode, 'replay');

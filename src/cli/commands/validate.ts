@@ -13,6 +13,7 @@ const schema = z.object({
   format: z.enum(['text', 'json']).default('text'),
   inputFormat: z.string().optional(),
   device: z.string().regex(/^\d+$/, 'expected a device number').transform(Number).optional(),
+  allocatorName: z.string().min(1, 'expected an allocator name').optional(),
 });
 
 export function validateCommand(): Command {
@@ -23,6 +24,7 @@ export function validateCommand(): Command {
     .addOption(new Option('-f, --format <format>', 'summary format').choices(['text', 'json']).default('text'))
     .option('--input-format <format>', 'force the input format instead of detecting it')
     .option('--device <n>', 'device to import from multi-device inputs')
+    .option('--allocator-name <name>', 'allocator to import from inputs that log several (TensorFlow logs: e.g. GPU_0_bfc; default the one with the most bytes)')
     .addHelpText(
       'after',
       `
@@ -37,6 +39,7 @@ Examples:
         lenient: o.lenient,
         ...(o.inputFormat ? { format: o.inputFormat } : {}),
         ...(o.device !== undefined ? { device: o.device } : {}),
+        ...(o.allocatorName !== undefined ? { allocatorName: o.allocatorName } : {}),
       });
       const info = traceInfo(trace);
       if (o.format === 'json') {

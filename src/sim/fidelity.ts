@@ -1,0 +1,156 @@
+/**
+ * How closely a simulated allocator placed a trace's allocations where the real allocator did, for
+ * traces that carry a recorded history (TensorFlow memory logs, PyTorch snapshots): the share of
+ * allocations given the recorded block size, and the share placed at the recorded offset.
+ *
+ * Offsets, not addresses: a simulation's device does not have the real one's addresses. Both sides
+ * are measured from the first allocation that has a recorded address; in a log of a fresh process
+ * that allocation opens the first region on both sides, so offsets agree for as long as the real
+ * allocator stayed in that region (BFC places consecutive blocks next to each other). Allocators
+ * with a comparison of their own (a `fidelity` report section) keep theirs.
+ */
+import type { Trace } from '../trace/model.js';
+import { formatHex } from '../util/bytes.js';
+import { ratio } from './report.js';
+
+/** An allocation the simulation placed otherwise than the real allocator. */
+export interface PlacementMismatch {
+  event: number;
+  line: number | null;
+  id: string;
+  sizeBytes: number;
+  recorded: { offsetBytes: number | null; allocatedBytes: number | null };
+  simulated: { offsetBytes: number; allocatedBytes: number };
+}
+
+/** The `fidelity` section of a replay report on a trace with a recorded history. */
+export interface PlacementFidelity {
+  /** The allocator the history comes from (`tensorflow-bfc`, `pytorch-caching`, …). */
+  recordedAllocator: string;
+  /** Allocations the simulation served (reconstructed initial ones excluded). */
+  allocations: number;
+  /** Of those, the ones with a recorded block size, and the ones the simulation gave that size. */
+  withAllocatedBytes: number;
+  sameAllocatedBytes: number;
+  sameAllocatedBytesRatio: number | null;
+  /** Of those, the ones with a recorded address, and the ones at the recorded offset from the origin. */
+  withAddress: number;
+  sameOffset: number;
+  sameOffsetRatio: number | null;
+  /** The first allocation with a recorded address: offsets on both sides are measured from it. */
+  origin: { event: number; recordedAddress: string; simulatedAddress: string } | null;
+  /** The first mismatches (up to 20), to look into. */
+  mismatches: PlacementMismatch[];
+}
+
+const MAX_MISMATCHES = 20;
+
+/** Collects the comparison during a replay, from the engine's placement callback. */
+export class PlacementComparison {
+  private readonly recordedAddress: Float64Array;
+  private readonly recordedBytes: Float64Array;
+  private allocations = 0;
+  private withBytes = 0;
+  private sameBytes = 0;
+  private withAddress = 0;
+  private sameOffset = 0;
+  private originEvent = -1;
+  private recordedOrigin = 0;
+  private simulatedOrigin = 0;
+  private readonly mismatches: PlacementMismatch[] = [];
+
+  constructor(private readonly trace: Trace) {
+    const rec = trace.recorded;
+    if (!rec) throw new Error('PlacementComparison needs a trace with a recorded history');
+    this.recordedAddress = rec.address;
+    this.recordedBytes = rec.allocatedBytes;
+  }
+
+  /** Whether the history records anything to compare with. */
+  static applies(trace: Trace): boolean {
+    const rec = trace.recorded;
+    if (!rec) return false;
+    return rec.address.some((x) => Number.isFinite(x)) || rec.allocatedBytes.some((x) => Number.isFinite(x));
+  }
+
+  /** Wraps an engine placement callback so that the comparison sees every placement too. */
+  chain(next?: (event: number, allocation: number, address: number, sizeBytes: number, allocatedBytes: number) => void) {
+    return (event: number, allocation: number, address: number, sizeBytes: number, allocatedBytes: number): void => {
+      this.place(event, allocation, address, allocatedBytes);
+      next?.(event, allocation, address, sizeBytes, allocatedBytes);
+    };
+  }
+
+  /** One served allocation: where the simulation put it and the block size it gave. */
+  place(event: number, a: number, address: number, allocatedBytes: number): void {
+    if (event < this.trace.initialEvents) return;
+    this.allocations++;
+    const recBytes = a < this.recordedBytes.length ? (this.recordedBytes[a] as number) : NaN;
+    const recAddress = a < this.recordedAddress.length ? (this.recordedAddress[a] as number) : NaN;
+    let bytesDiffer = false;
+    if (Number.isFinite(recBytes)) {
+      this.withBytes++;
+      if (recBytes === allocatedBytes) this.sameBytes++;
+      else bytesDiffer = true;
+    }
+    let offsetDiffers = false;
+    if (Number.isFinite(recAddress)) {
+      if (this.originEvent < 0) {
+        this.originEvent = event;
+        this.recordedOrigin = recAddress;
+        this.simulatedOrigin = address;
+      }
+      this.withAddress++;
+      if (recAddress - this.recordedOrigin === address - this.simulatedOrigin) this.sameOffset++;
+      else offsetDiffers = true;
+    }
+    if ((bytesDiffer || offsetDiffers) && this.mismatches.length < MAX_MISMATCHES) {
+      const line = this.trace.line[event] as number;
+      this.mismatches.push({
+        event,
+        line: line > 0 ? line : null,
+        id: this.trace.ids.get(a),
+        sizeBytes: this.trace.size[event] as number,
+        recorded: {
+          offsetBytes: Number.isFinite(recAddress) ? recAddress - this.recordedOrigin : null,
+          allocatedBytes: Number.isFinite(recBytes) ? recBytes : null,
+        },
+        simulated: { offsetBytes: address - this.simulatedOrigin, allocatedBytes },
+      });
+    }
+  }
+
+  /** The report section. */
+  result(): PlacementFidelity {
+    const share = (n: number, of: number): number | null => (of > 0 ? ratio(n / of) : null);
+    return {
+      recordedAllocator: this.trace.recorded?.allocator ?? '',
+      allocations: this.allocations,
+      withAllocatedBytes: this.withBytes,
+      sameAllocatedBytes: this.sameBytes,
+      sameAllocatedBytesRatio: share(this.sameBytes, this.withBytes),
+      withAddress: this.withAddress,
+      sameOffset: this.sameOffset,
+      sameOffsetRatio: share(this.sameOffset, this.withAddress),
+      origin:
+        this.originEvent < 0
+          ? null
+          : { event: this.originEvent, recordedAddress: formatHex(this.recordedOrigin), simulatedAddress: formatHex(this.simulatedOrigin) },
+      mismatches: this.mismatches,
+    };
+  }
+
+  /** One line for the report's notes. */
+  note(): string {
+    const pct = (n: number, of: number): string => (of > 0 ? ` (${((100 * n) / of).toFixed(2)}%)` : '');
+    const parts: string[] = [];
+    if (this.withBytes > 0) parts.push(`${this.sameBytes} of ${this.withBytes} allocations got the recorded block size${pct(this.sameBytes, this.withBytes)}`);
+    if (this.withAddress > 0) {
+      parts.push(
+        `${this.sameOffset} of ${this.withAddress} sit at the recorded offset from the first one${pct(this.sameOffset, this.withAddress)} ` +
+          '(offsets agree only where the real allocator started fresh and stayed in its first region)',
+      );
+    }
+    return `fidelity against the recorded ${this.trace.recorded?.allocator ?? ''} history: ${parts.join('; ')}.`;
+  }
+}

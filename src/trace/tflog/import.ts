@@ -1,0 +1,81 @@
+/**
+ * The second step of reading a TensorFlow memory log: pick one allocator, hand its allocations and
+ * deallocations to the trace builder in log order (when `--allocator-name` named it, they went as
+ * they were read), and keep what the real allocator recorded (ptr, allocated_bytes) as the trace's
+ * recorded history.
+ */
+import { TraceError, UsageError } from '../../errors.js';
+import type { TraceBuilder } from '../builder.js';
+import type { RecordedHistory } from '../model.js';
+import type { AllocatorLog } from './allocator-log.js';
+import type { EventFeed } from './feed.js';
+import type { LogReader } from './log-reader.js';
+import { describeLog, type ImportFigures } from './notes.js';
+
+/** The allocator to import and why. */
+export interface AllocatorChoice {
+  log: AllocatorLog | undefined;
+  /** `requested` (--allocator-name) or `most-bytes`. */
+  reason: 'requested' | 'most-bytes' | 'none';
+}
+
+const listNames = (logs: AllocatorLog[]): string => (logs.length === 0 ? 'none' : logs.map((l) => `"${l.name}"`).join(', '));
+
+/**
+ * The allocator named by `--allocator-name`, else the one with the most requested bytes among those
+ * that log allocation ids (without ids, deallocations cannot be matched to allocations).
+ */
+export function chooseAllocator(r: LogReader, requested: string | undefined, file: string): AllocatorChoice {
+  const all = r.allocators();
+  if (requested !== undefined) {
+    const log = all.find((l) => l.name === requested);
+    if (!log) throw new UsageError(`${file}: --allocator-name "${requested}": no such allocator in this log (it logs: ${listNames(all)})`);
+    if (log.allocs > 0 && log.allocsWithId === 0) throw noIds(file, [log]);
+    return { log, reason: 'requested' };
+  }
+  let best: AllocatorLog | undefined;
+  for (const l of all) {
+    if (l.allocsWithId > 0 && (!best || l.requestedBytes > best.requestedBytes)) best = l;
+  }
+  if (!best && all.some((l) => l.allocs > 0)) throw noIds(file, all);
+  return { log: best, reason: best ? 'most-bytes' : 'none' };
+}
+
+function noIds(file: string, logs: AllocatorLog[]): TraceError {
+  return TraceError.at(
+    file,
+    undefined,
+    `${logs.length === 1 ? `allocator ${listNames(logs)} logs` : `no allocator in this log (${listNames(logs)}) logs`} no allocation_id, so its deallocations ` +
+      'cannot be matched to its allocations (TensorFlow logs ids only for allocators that track allocation sizes, such as BFC)',
+    'allocation_id',
+  );
+}
+
+/** Feeds the chosen allocator's events to the builder (unless they were as read); returns the recorded history. */
+export function importLog(r: LogReader, choice: AllocatorChoice, feed: EventFeed, builder: TraceBuilder, figures: Omit<ImportFigures, 'skippedAllocs' | 'skippedFrees'>): RecordedHistory {
+  const log = choice.log;
+  // Logs read whole (no --allocator-name) are fed now; the asked-for one was fed as it was read.
+  if (log && !log.isStreamed) {
+    for (let i = 0; i < log.n; i++) {
+      feed.event(log.name, log.type[i] as number, log.id[i] as number, log.size[i] as number, log.step[i] as number, log.tag[i] as number, log.line[i] as number, log.ptr[i] as number, log.allocated[i] as number);
+    }
+  }
+  for (const l of r.allocators()) l.release();
+  const name = log?.name ?? '';
+  builder.meta = { source: 'TensorFlow __LOG_MEMORY__ log', ...(log ? { allocatorName: name } : {}) };
+  const notes = describeLog(r, choice, { ...figures, skippedAllocs: feed.skippedAllocs, skippedFrees: feed.skippedFrees });
+  return {
+    allocator: /bfc/i.test(name) ? 'tensorflow-bfc' : name === '' ? 'tensorflow' : name,
+    address: feed.address.slice(0, feed.count),
+    allocatedBytes: feed.allocated.slice(0, feed.count),
+    segmentEvents: [],
+    initialSegments: [],
+    notes,
+    extra: {
+      allocatorName: log ? name : null,
+      allocators: r.allocators().map((l) => ({ name: l.name, allocations: l.allocs, deallocations: l.frees, requestedBytes: l.requestedBytes, allocationsWithId: l.allocsWithId })),
+      stepCount: r.stepCount,
+      steps: r.steps,
+    },
+  };
+}
