@@ -25,6 +25,8 @@ describe.skipIf(!present)('the caching allocator on real PyTorch snapshots', () 
       sameAddressRatio: 1,
       reservedBytesSimulated: 4238344192,
       reservedBytesRecorded: 4238344192,
+      withAllocatedBytes: 2162,
+      sameAllocatedBytes: 2162,
       finalBlocks: { recorded: 550, identical: 550 },
       mismatches: [],
     });

@@ -73,6 +73,8 @@ describe('replaying a recorded PyTorch history', () => {
   it('starts from the recorded segments and live blocks, takes recorded segment addresses and compares every placement', () => {
     const t = snapshot(events, {
       ...base,
+      // The block sizes of w1 (3 MiB: its 0.5 MiB remainder stays) and, wrongly, of w2.
+      blocks: { ...base.blocks, w1: 3 * MiB, w2: 6 * MiB },
       // w4 (1 MiB, small pool) is recorded 4 KiB into its new segment: one mismatch.
       addr: { i0: SEG + 3 * MiB, w1: SEG, w2: SEG + 6 * MiB, w3: SEG2, w4: SEG2 + 30 * MiB + 4096, w5: SEG2 + 64 * MiB },
       settings: DEFAULT_SETTINGS,
@@ -94,6 +96,8 @@ describe('replaying a recorded PyTorch history', () => {
       // The recorded release of w3's segment before event 7 happened in the simulation too.
       reservedBytesSimulated: 20 * MiB + 2 * MiB + 40 * MiB,
       reservedBytesRecorded: 20 * MiB + 2 * MiB + 40 * MiB,
+      withAllocatedBytes: 2,
+      sameAllocatedBytes: 1,
     });
     expect(fidelity['mismatches']).toEqual([
       { event: 4, id: 'w4', sizeBytes: MiB, recordedAddress: '0x7a0041e01000', simulatedAddress: '0x7a0041e00000' },

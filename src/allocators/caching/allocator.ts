@@ -72,7 +72,9 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       }
     }
     const h = this.malloc(sizeBytes, streamIndex, event);
-    if (rec !== null && event >= rec.initialEvents) rec.check(event, h === FAILED ? NaN : (this.ptr[h] as number));
+    if (rec !== null && event >= rec.initialEvents) {
+      rec.check(event, h === FAILED ? NaN : (this.ptr[h] as number), h === FAILED ? NaN : (this.size[h] as number));
+    }
     return h;
   }
 

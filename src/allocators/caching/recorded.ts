@@ -28,6 +28,9 @@ export interface Fidelity {
   sameAddressRatio: number | null;
   reservedBytesSimulated: number;
   reservedBytesRecorded: number;
+  /** Allocations in the window whose recorded block size is known, and those given that size. */
+  withAllocatedBytes: number;
+  sameAllocatedBytes: number;
   /**
    * When the history states its final segments block by block: how many of those blocks the
    * simulation ends with at the same address, size and state (in use or free).
@@ -55,6 +58,8 @@ export class RecordedReplay implements SegmentPlacement {
   private releasedAsRecorded = 0;
   private allocations = 0;
   private same = 0;
+  private withBytes = 0;
+  private sameBytes = 0;
   private readonly mismatches: AddressMismatch[] = [];
 
   constructor(
@@ -118,8 +123,13 @@ export class RecordedReplay implements SegmentPlacement {
   }
 
   /** Compares an allocation in the window with the recorded one (NaN: it failed). */
-  check(event: number, simulated: number): void {
+  check(event: number, simulated: number, simulatedBytes: number): void {
     const n = this.trace.alloc[event] as number;
+    const bytes = this.blockBytes[n] as number;
+    if (Number.isFinite(bytes)) {
+      this.withBytes++;
+      if (bytes === simulatedBytes) this.sameBytes++;
+    }
     const recorded = this.address[n] as number;
     if (!Number.isFinite(recorded)) return;
     this.allocations++;
@@ -153,6 +163,8 @@ export class RecordedReplay implements SegmentPlacement {
       sameAddressRatio: this.allocations > 0 ? Math.round((this.same / this.allocations) * 1e6) / 1e6 : null,
       reservedBytesSimulated: this.alloc.reservedBytes,
       reservedBytesRecorded: this.recordedFinalReservedBytes(),
+      withAllocatedBytes: this.withBytes,
+      sameAllocatedBytes: this.sameBytes,
       ...(finalBlocks ? { finalBlocks } : {}),
       mismatches: this.mismatches,
     };
