@@ -13,6 +13,8 @@ export { compareWithBaseline, parseBaseline, type BaselineComparison, type Figur
 export { evaluateGates, parseGate, type GateResult, type GateSpec } from './sim/compare-gates.js';
 export { searchMinCapacity, type CapacitySearchResult, type CapacitySearchOptions } from './sim/capacity-search.js';
 export * from './sim/contenders.js';
+export { buildVisualReport, collectComparedRuns, collectVisualRun, visualContext, type VisualReport, type VisualRun, type VisualSettings, type VisualState } from './sim/visual.js';
+export { renderHtmlReport, loadHtmlAssets, type HtmlAssets } from './report/html/index.js';
 export * from './planners/index.js';
 export { readPlanInput } from './planners/input.js';
 export { workloads, getWorkload, type Workload, type WorkloadOptions } from './gen/index.js';

@@ -22,6 +22,16 @@ export function writeOutput(text: string, output: string | undefined): void {
   process.stdout.write(text);
 }
 
+/**
+ * Where an HTML report goes: `--output FILE`, or stdout when it is redirected. A page of a few
+ * megabytes is of no use on a terminal, so there `--output` is required.
+ */
+export function htmlDestination(output: string | undefined): void {
+  if ((output === undefined || output === '-') && process.stdout.isTTY === true) {
+    throw new UsageError('the HTML report needs --output FILE (or redirect stdout to a file)');
+  }
+}
+
 /** A line-oriented file writer with a buffer (placements CSV). */
 export class LineFile {
   private fd: number;

@@ -9,8 +9,9 @@ import { compareTrace, type CompareReport } from '../../sim/compare.js';
 import { knownContenders } from '../../sim/contenders.js';
 import { readTrace } from '../../trace/read.js';
 import { GateFailure } from '../errors.js';
-import { Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
+import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
 import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
+import { comparisonPage } from '../html.js';
 
 const schema = z.object({
   allocators: z.string().default('all'),
@@ -19,7 +20,7 @@ const schema = z.object({
   minCapacity: z.boolean().default(false),
   capacityStep: bytesArg.default(1024 * 1024),
   capacitySearch: z.enum(['bisect', 'scan']).default('bisect'),
-  format: z.enum(['text', 'json', 'markdown', 'bench-json']).default('text'),
+  format: z.enum(['text', 'json', 'markdown', 'bench-json', 'html']).default('text'),
   output: z.string().optional(),
   jsonOutput: z.string().optional(),
   baseline: z.string().optional(),
@@ -80,7 +81,7 @@ export function compareCommand(): Command {
     .option('--min-capacity', 'search each allocator\'s smallest capacity at which the whole trace replays without OOM')
     .option('--capacity-step <bytes>', 'grid of the minimum-capacity search', '1MiB')
     .addOption(new Option('--capacity-search <mode>', 'bisect, then verify the step below; or scan every step below too (exact for any allocator, slower)').choices(['bisect', 'scan']).default('bisect'))
-    .addOption(new Option('-f, --format <format>', 'report format (bench-json: [{name, unit, value}] for benchmark trackers)').choices(['text', 'json', 'markdown', 'bench-json']).default('text'))
+    .addOption(new Option('-f, --format <format>', 'report format (bench-json: [{name, unit, value}] for benchmark trackers; html: a self-contained page with plots)').choices(['text', 'json', 'markdown', 'bench-json', 'html']).default('text'))
     .option('--output <file>', 'write the report to a file instead of stdout')
     .option('--json-output <file>', 'also write the memsim.compare/1 JSON report to a file (the next run\'s --baseline)')
     .option('--baseline <file>', 'a memsim.compare/1 JSON report to compare with (peak reserved, minimum capacity, OOMs)')
@@ -101,11 +102,12 @@ Examples:
   $ memsim compare traces/training.json
   $ memsim compare traces/training.json --allocators naive,bfc --capacity 16GiB --min-capacity
   $ memsim compare traces/training.json --option naive.page=64KiB --fail-on oom --fail-on 'fragmentation>0.3'
-  $ memsim compare trace.json --min-capacity --format json --output compare.json
+  $ memsim compare trace.json --min-capacity --format html --output compare.html --json-output compare.json
   $ memsim compare trace.json --min-capacity --baseline main/compare.json --max-regression 2% --format markdown --json-output compare.json >> "$GITHUB_STEP_SUMMARY"`,
     )
     .action(async (tracePath: string, raw: Record<string, unknown>) => {
       const o = parseOptions(schema, raw);
+      if (o.format === 'html') htmlDestination(o.output);
       const gates: GateSpec[] = o.failOn.flatMap((f) => f.split(',')).filter((f) => f.trim() !== '').map(parseGate);
       let maxRegression = 0;
       if (o.maxRegression !== undefined) {
@@ -148,8 +150,12 @@ Examples:
       if (o.jobs !== undefined && o.jobs > 1 && execution.reason) process.stderr.write(`memsim: note: ran in one thread: ${execution.reason}\n`);
       if (baseline && o.baseline !== undefined) report.baseline = compareWithBaseline(report, baseline, o.baseline, maxRegression);
       report.gates = evaluateGates(report, gates);
-      const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
-      writeOutput(renderCompare(report, o.format, color), o.output);
+      if (o.format === 'html') {
+        writeOutput(comparisonPage(trace, report, optionsByRow(o.option), { command: 'compare', progress: o.progress as ProgressMode }), o.output);
+      } else {
+        const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
+        writeOutput(renderCompare(report, o.format as Exclude<typeof o.format, 'html'>, color), o.output);
+      }
       if (o.jsonOutput !== undefined) writeOutput(renderJson(report), o.jsonOutput);
       const failures = report.gates.flatMap((g) => g.failures);
       for (const f of failures.slice(0, -1)) process.stderr.write(`memsim: ${f.message}\n`);

@@ -2,19 +2,21 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { listAllocators } from '../../allocators/index.js';
 import { renderJson, renderReplayMarkdown, renderReplayText } from '../../report/index.js';
-import { replay } from '../../sim/run.js';
+import { renderHtmlReport, loadHtmlAssets } from '../../report/html/index.js';
+import { effectiveCapacity, replay, type RunOptions } from '../../sim/run.js';
+import { buildVisualReport, collectVisualRun, visualContext } from '../../sim/visual.js';
 import type { ReplayReport } from '../../sim/report.js';
 import { readTrace } from '../../trace/read.js';
 import { formatBytes, formatHex } from '../../util/bytes.js';
 import { GateFailure } from '../errors.js';
-import { LineFile, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
+import { htmlDestination, LineFile, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
 import { bytesArg, collect, parseOptionPairs, parseOptions } from '../options.js';
 
 const schema = z.object({
   allocator: z.string(),
   capacity: bytesArg.optional(),
   option: z.array(z.string()).default([]),
-  format: z.enum(['text', 'json', 'markdown']).default('text'),
+  format: z.enum(['text', 'json', 'markdown', 'html']).default('text'),
   output: z.string().optional(),
   placements: z.string().optional(),
   onOom: z.enum(['stop', 'continue']).default('stop'),
@@ -53,8 +55,8 @@ export function replayCommand(): Command {
     .option('-a, --allocator <name>', `allocator: ${listAllocators().map((a) => a.name).join(', ')}`, 'naive')
     .option('-c, --capacity <bytes>', 'device capacity, e.g. 80GiB, 1.5GiB, 2GB (default: the trace meta capacityBytes, else unlimited)')
     .option('-o, --option <key=value>', 'allocator option (repeatable; key=value,key2=value2 also works)', collect, [])
-    .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json', 'markdown']).default('text'))
-    .option('--output <file>', 'write the report to a file instead of stdout')
+    .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json', 'markdown', 'html']).default('text'))
+    .option('--output <file>', 'write the report to a file instead of stdout (html: the page, self-contained)')
     .option('--placements <file>', 'write CSV event,id,address,sizeBytes,allocatedBytes for every served allocation')
     .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
     .option('--allow-oom', 'exit 0 even when the replay hits an OOM')
@@ -71,12 +73,13 @@ export function replayCommand(): Command {
 Examples:
   $ memsim replay traces/training.json --allocator naive
   $ memsim replay traces/training.json --allocator naive --capacity 12GiB --format json --output report.json
-  $ memsim replay traces/fragmentation.csv --capacity 1GiB --on-oom continue --allow-oom
+  $ memsim replay traces/fragmentation.csv --capacity 1GiB --on-oom continue --allow-oom --format html --output oom.html
   $ memsim replay traces/inference.jsonl --placements placements.csv --format markdown >> "$GITHUB_STEP_SUMMARY"
   $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc`,
     )
     .action((tracePath: string, raw: Record<string, unknown>) => {
       const o = parseOptions(schema, raw);
+      if (o.format === 'html') htmlDestination(o.output);
       const reading = new Progress(o.progress as ProgressMode, 'read');
       const trace = readTrace(tracePath, {
         lenient: o.lenient,
@@ -90,9 +93,11 @@ Examples:
       const placements = o.placements ? new LineFile(o.placements) : undefined;
       placements?.line('event,id,address,sizeBytes,allocatedBytes');
       const csvId = (id: string): string => (/[",\n\r]/.test(id) ? `"${id.replace(/"/g, '""')}"` : id);
+      const visual = o.format === 'html' ? visualContext(trace) : undefined;
       let result;
+      let page: string | undefined;
       try {
-        result = replay(trace, {
+        const run: RunOptions & { allocator: string } = {
           allocator: o.allocator,
           options: parseOptionPairs(o.option),
           ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
@@ -104,13 +109,21 @@ Examples:
                   placements.line(`${event},${csvId(trace.ids.get(a))},${formatHex(address)},${size},${allocated}`),
               }
             : {}),
-        });
+        };
+        if (visual) {
+          const collected = collectVisualRun(visual, run);
+          result = collected.result;
+          const data = buildVisualReport(visual, [collected.visual], { command: 'replay', capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom });
+          page = renderHtmlReport(data, loadHtmlAssets());
+        } else {
+          result = replay(trace, run);
+        }
       } finally {
         progress.done();
         placements?.close();
       }
       const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
-      writeOutput(renderReplay(result.report, o.format, color, o.oomDump), o.output);
+      writeOutput(page ?? renderReplay(result.report, o.format as 'text' | 'json' | 'markdown', color, o.oomDump), o.output);
       const gate = oomGate(result.report);
       if (gate && !o.allowOom) throw new GateFailure(gate);
     });

@@ -1,0 +1,2 @@
+export { renderHtmlReport } from './page.js';
+export { loadHtmlAssets, type HtmlAssets } from './assets.js';
