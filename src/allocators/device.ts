@@ -19,10 +19,15 @@ export class SimDevice {
   freeCalls = 0;
   private readonly space = new GapTree();
 
-  constructor(capacityBytes: number, base = DEFAULT_DEVICE_BASE) {
+  /**
+   * @param base lowest address handed out
+   * @param spaceBytes size of the virtual address space from `base` (replays of recorded histories
+   *   widen it so that every recorded address can be taken with {@link SimDevice.mallocAt})
+   */
+  constructor(capacityBytes: number, base = DEFAULT_DEVICE_BASE, spaceBytes = ADDRESS_SPACE_BYTES) {
     this.capacityBytes = capacityBytes;
     this.base = base;
-    this.space.release(base, ADDRESS_SPACE_BYTES);
+    this.space.release(base, spaceBytes);
   }
 
   /** Bytes of capacity not in use. */
@@ -82,5 +87,15 @@ export class SimDevice {
   /** Reserves virtual address space only (no physical memory, not counted as a device call). */
   reserveAddressSpace(size: number, align: number): number {
     return this.space.takeFirstFit(size, align);
+  }
+
+  /** Reserves exactly [address, address+size) of virtual address space; false when it is taken. */
+  reserveAddressSpaceAt(address: number, size: number): boolean {
+    return this.space.takeAt(address, size);
+  }
+
+  /** Returns address space obtained from `reserveAddressSpace`/`reserveAddressSpaceAt`. */
+  releaseAddressSpace(address: number, size: number): void {
+    this.space.release(address, size);
   }
 }

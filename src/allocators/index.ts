@@ -3,6 +3,7 @@
  * one module and one line here; commands, help and validation read the registry.
  */
 import { bfc } from './bfc/index.js';
+import { caching } from './caching/index.js';
 import { lifetimePool } from './lifetime-pool/index.js';
 import { naive } from './naive.js';
 import { recorded } from './recorded.js';
@@ -10,6 +11,7 @@ import { registerAllocator } from './registry.js';
 
 registerAllocator(naive);
 registerAllocator(bfc);
+registerAllocator(caching);
 registerAllocator(lifetimePool);
 registerAllocator(recorded);
 

@@ -1,0 +1,378 @@
+/**
+ * PyTorch's CUDA caching allocator for one device (DeviceCachingAllocator in
+ * c10/cuda/CUDACachingAllocator.cpp): malloc, alloc_found_block, free and free_block, on top of the
+ * segment and expandable-segment layers.
+ */
+import { SimDevice } from '../device.js';
+import { type AllocationFailure, type AllocatorState, FAILED, NO_BLOCK, type OnlineAllocator } from '../types.js';
+import type { Trace } from '../../trace/model.js';
+import { F_ALLOCATED } from './blocks.js';
+import { type CachingSettings, formatConf, formatRoundup } from './config.js';
+import { oomMessage, type OomFigures } from './oom.js';
+import { RecordedReplay } from './recorded.js';
+import { SegmentStore } from './segments.js';
+import { allocationSize, kMinBlockSize, kSmallSize, roundSize } from './sizes.js';
+import { captureState } from './state.js';
+import { RESERVED_BYTES, SEGMENT } from './stats.js';
+
+/** The caching allocator behind the `OnlineAllocator` interface. */
+export class CachingAllocator extends SegmentStore implements OnlineAllocator {
+  private readonly divisions: Float64Array;
+  /** No roundup_power2_divisions: round_size is a multiple of 512. */
+  private readonly plainRounding: boolean;
+  private readonly maxSplit: number;
+  private readonly maxNonSplitRounding: number;
+  private failure: OomFigures | null = null;
+  private failureRounded = 0;
+  /** Reconstruction of and comparison with a recorded PyTorch history, when the trace has one. */
+  readonly recorded: RecordedReplay | null;
+
+  constructor(settings: CachingSettings, capacityBytes: number, trace?: Trace) {
+    const rec = trace?.recorded?.allocator === 'pytorch-caching' ? trace : undefined;
+    // A recorded history brings real addresses: widen the address space so that each can be taken.
+    super(settings, rec ? new SimDevice(capacityBytes, 2 ** 21, 2 ** 52) : new SimDevice(capacityBytes));
+    this.divisions = Float64Array.from(settings.roundupPower2Divisions);
+    this.plainRounding = settings.roundupPower2Divisions.every((d) => d <= 1);
+    this.maxSplit = settings.maxSplitSizeBytes;
+    this.maxNonSplitRounding = settings.maxNonSplitRoundingBytes;
+    this.recorded = rec ? new RecordedReplay(rec, this) : null;
+    this.placement = this.recorded;
+  }
+
+  get allocatedBytes(): number {
+    return this.counters.bytesA;
+  }
+  get reservedBytes(): number {
+    return this.counters.current[RESERVED_BYTES * 3] as number;
+  }
+  get deviceAllocCalls(): number {
+    return this.counters.numDeviceAlloc;
+  }
+  get deviceFreeCalls(): number {
+    return this.counters.numDeviceFree;
+  }
+  get limitBytes(): number | undefined {
+    return this.setFraction ? this.allowedBytes : undefined;
+  }
+
+  /** The block size a request is served with. */
+  roundSize(sizeBytes: number): number {
+    return roundSize(sizeBytes, this.divisions);
+  }
+
+  allocate(sizeBytes: number, stream: number, _step: number, event: number): number {
+    if (sizeBytes === 0) return NO_BLOCK;
+    const streamIndex = this.streamIndex(stream);
+    const rec = this.recorded;
+    if (rec !== null) {
+      rec.beforeEvent(event);
+      if (event < rec.initialEvents) {
+        const placed = rec.placeInitial(event, sizeBytes, streamIndex);
+        if (placed >= 0) return placed;
+      }
+    }
+    const h = this.malloc(sizeBytes, streamIndex, event);
+    if (rec !== null && event >= rec.initialEvents) {
+      rec.check(event, h === FAILED ? NaN : (this.ptr[h] as number), h === FAILED ? NaN : (this.size[h] as number));
+    }
+    return h;
+  }
+
+  /** DeviceCachingAllocator::malloc. */
+  private malloc(origSize: number, streamIndex: number, event: number): number {
+    const size = this.plainRounding ? (origSize < kMinBlockSize ? kMinBlockSize : Math.ceil(origSize / kMinBlockSize) * kMinBlockSize) : roundSize(origSize, this.divisions);
+    const isSmall = size <= kSmallSize;
+    let block = this.getFreeBlock(streamIndex, isSmall, size);
+    // A block found in the pool is still listed: alloc_found_block re-keys or removes it.
+    const listed = block >= 0;
+    const allocSize = listed ? 0 : allocationSize(size);
+    if (!listed) {
+      if (this.gcActive) this.garbageCollect();
+      block = this.allocBlock(streamIndex, isSmall, size, allocSize, false);
+      if (block < 0 && this.releaseAvailableCachedBlocks(streamIndex, isSmall, size)) {
+        block = this.allocBlock(streamIndex, isSmall, size, allocSize, false);
+      }
+      if (block < 0 && this.releaseCachedBlocks()) block = this.allocBlock(streamIndex, isSmall, size, allocSize, true);
+    }
+    if (block < 0) {
+      this.counters.numOoms++;
+      this.failureRounded = size;
+      this.failure = {
+        allocSizeBytes: allocSize,
+        device: 0,
+        totalBytes: this.device.capacityBytes,
+        freeBytes: this.device.capacityBytes - this.device.usedBytes,
+        allowedBytes: this.setFraction ? this.allowedBytes : null,
+        allocatedBytes: this.allocatedBytes,
+        reservedBytes: this.reservedBytes,
+      };
+      return FAILED;
+    }
+    return this.allocFoundBlock(block, size, origSize, this.shouldSplit(block, size), event, listed);
+  }
+
+  /**
+   * get_free_block: one lower_bound probe at (stream, size, 0) in the pool; the max_split_size rules
+   * refuse the candidate rather than look further. The block found stays in its set for
+   * alloc_found_block (which would erase it and insert its remainder: one move instead).
+   */
+  private getFreeBlock(streamIndex: number, isSmall: boolean, size: number): number {
+    const pool = isSmall ? 0 : 1;
+    if (this.gcActive) this.gcCalls[pool] = (this.gcCalls[pool] as number) + 1;
+    const set = streamIndex * 2 + pool;
+    let id = this.setLowerBound(set, size, -1);
+    if (id < 0) return -1;
+    if ((this.seg[id] as number) >= 0) {
+      id = this.expandableCandidate(set, id);
+      if (id < 0) return -1;
+    }
+    const found = this.size[id] as number;
+    if (size < this.maxSplit && found >= this.maxSplit) return -1;
+    if (size >= this.maxSplit && found >= size + this.maxNonSplitRounding) return -1;
+    return id;
+  }
+
+  /**
+   * In an expandable segment a block counts as big as it can grow (its size plus the unmapped range
+   * after it), so the probe walks on while the next block can grow less; with expandable segments
+   * off, blocks of expandable segments are passed over.
+   */
+  private expandableCandidate(set: number, start: number): number {
+    let id = start;
+    if (this.expandableMode) {
+      let next = this.setNext(set, id);
+      while (next >= 0 && (this.seg[id] as number) >= 0 && this.expandableSize(next) < this.expandableSize(id)) {
+        id = next;
+        next = this.setNext(set, id);
+      }
+      return id;
+    }
+    do id = this.setNext(set, id);
+    while (id >= 0 && (this.seg[id] as number) >= 0);
+    return id;
+  }
+
+  private expandableSize(id: number): number {
+    const n = this.next[id] as number;
+    return (this.size[id] as number) + (n >= 0 && !this.isMapped(n) ? (this.size[n] as number) : 0);
+  }
+
+  /** should_split: 512 B remainders in the small pool (or with expandable segments), > 1 MiB in the large pool. */
+  private shouldSplit(id: number, size: number): boolean {
+    const remaining = (this.size[id] as number) - size;
+    if (this.isSmall(id) || this.expandableMode) return remaining >= kMinBlockSize;
+    return size < this.maxSplit && remaining > kSmallSize;
+  }
+
+  /**
+   * alloc_found_block: the low part of the block serves the request; the remainder (the same block
+   * with its start moved up) stays cached. `listed`: the block is still in its free set.
+   */
+  allocFoundBlock(id: number, size: number, origSize: number, split: boolean, event: number, listed: boolean): number {
+    const isSmall = this.isSmall(id);
+    const alreadySplit = this.isSplit(id);
+    const inExpandable = (this.seg[id] as number) >= 0;
+    const stream = this.streamOf[id] as number;
+    let block = id;
+    if (split) {
+      const remaining = id;
+      block = this.newBlock(stream, size, this.ptr[id] as number, isSmall, this.seg[id] as number);
+      this.splice(block, this.prev[remaining] as number, remaining);
+      const rPtr = (this.ptr[remaining] as number) + size;
+      const rSize = (this.size[remaining] as number) - size;
+      if (listed) {
+        this.setRekey(stream * 2 + (isSmall ? 0 : 1), remaining, rSize, rPtr);
+        if (this.trackAges) this.gcBase[remaining] = this.gcCalls[isSmall ? 0 : 1] as number;
+      } else {
+        this.ptr[remaining] = rPtr;
+        this.size[remaining] = rSize;
+        this.insertIntoBlocks(remaining);
+      }
+      if (!inExpandable) {
+        // An already split block shrinks by `size`; an unsplit one leaves a new split remainder.
+        if (alreadySplit) this.counters.inactiveSplit(isSmall, 0, -size);
+        else this.counters.inactiveSplit(isSmall, 1, this.size[remaining] as number);
+      }
+    } else {
+      if (listed) this.setRemove(stream * 2 + (isSmall ? 0 : 1), id);
+      if (alreadySplit && !inExpandable) {
+        this.counters.inactiveSplit(isSmall, -1, -(this.size[block] as number));
+      }
+    }
+    return this.handOut(block, isSmall, origSize, event);
+  }
+
+  /** The accounting of a block becoming allocated (the end of alloc_found_block). */
+  markAllocated(block: number, origSize: number, event: number): number {
+    return this.handOut(block, this.isSmall(block), origSize, event);
+  }
+
+  private handOut(block: number, isSmall: boolean, origSize: number, event: number): number {
+    const bytes = this.size[block] as number;
+    this.flags[block] = (this.flags[block] as number) | F_ALLOCATED;
+    this.requested[block] = origSize;
+    this.event[block] = event;
+    const st = this.counters;
+    st.allocated(isSmall, bytes, origSize);
+    if (bytes >= this.maxSplit) {
+      st.oversizeAllocations++;
+      if (st.oversizeAllocations > st.oversizeAllocationsPeak) st.oversizeAllocationsPeak = st.oversizeAllocations;
+    }
+    return block;
+  }
+
+  free(handle: number, _step: number, event: number): void {
+    if (this.recorded !== null) this.recorded.beforeEvent(event);
+    const isSmall = this.isSmall(handle);
+    const bytes = this.size[handle] as number;
+    this.flags[handle] = (this.flags[handle] as number) & ~F_ALLOCATED;
+    // allocation and allocated_bytes go down in free(), requested_bytes in free_block(): together here.
+    this.counters.released(isSmall, bytes, this.requested[handle] as number);
+    if (bytes >= this.maxSplit) this.counters.oversizeAllocations--;
+    this.freeBlock(handle);
+  }
+
+  /**
+   * free_block: the block merges with its free neighbours and returns to its pool. The merged
+   * block is the same whichever block object carries it, so a listed neighbour absorbs the others
+   * and is re-keyed in place of an erase and an insert.
+   */
+  private freeBlock(id: number): void {
+    const isSmall = this.isSmall(id);
+    const origSize = this.size[id] as number;
+    const before = this.prev[id] as number;
+    const after = this.next[id] as number;
+    const mergeBefore = before >= 0 && this.canMerge(id, before);
+    const mergeAfter = after >= 0 && this.canMerge(id, after);
+    // Neighbours in a segment share its stream and pool, hence its free set.
+    const set = (this.streamOf[id] as number) * 2 + (isSmall ? 0 : 1);
+    let netBlocks = 0;
+    let netBytes = 0;
+    let merged = id;
+    if (mergeBefore) {
+      // [before][id][after?]: before grows over id (and after).
+      let grownBy = origSize;
+      netBlocks--;
+      netBytes -= this.size[before] as number;
+      if (mergeAfter) {
+        netBlocks--;
+        netBytes -= this.size[after] as number;
+        grownBy += this.size[after] as number;
+        this.setRemove(set, after);
+        this.unlink(after);
+        this.deleteBlock(after);
+      }
+      this.unlink(id);
+      this.deleteBlock(id);
+      merged = before;
+      this.setRekey(set, before, (this.size[before] as number) + grownBy, this.ptr[before] as number);
+    } else if (mergeAfter) {
+      // [id][after]: after grows down over id.
+      netBlocks--;
+      netBytes -= this.size[after] as number;
+      this.unlink(id);
+      this.deleteBlock(id);
+      merged = after;
+      this.setRekey(set, after, (this.size[after] as number) + origSize, this.ptr[id] as number);
+    } else {
+      if (this.trackAges) this.gcBase[id] = this.gcCalls[isSmall ? 0 : 1] as number;
+      this.setInsert(set, id);
+    }
+    if (this.trackAges) this.gcBase[merged] = this.gcCalls[isSmall ? 0 : 1] as number;
+    if (this.isSplit(merged)) {
+      netBlocks++;
+      netBytes += this.size[merged] as number;
+    }
+    const st = this.counters;
+    if ((this.seg[merged] as number) < 0) {
+      if (netBlocks !== 0 || netBytes !== 0) st.inactiveSplit(isSmall, netBlocks, netBytes);
+    }
+  }
+
+  address(handle: number): number {
+    return this.ptr[handle] as number;
+  }
+
+  blockBytes(handle: number): number {
+    return this.size[handle] as number;
+  }
+
+  largestFreeBlockBytes(): number {
+    let best = 0;
+    for (let k = 0; k < this.setCount; k++) {
+      const id = this.setLast(k);
+      if (id >= 0 && (this.size[id] as number) > best) best = this.size[id] as number;
+    }
+    return best;
+  }
+
+  freeBlockCount(): number {
+    let n = 0;
+    for (let k = 0; k < this.setCount; k++) n += this.count(k);
+    return n;
+  }
+
+  lastFailure(): AllocationFailure {
+    if (this.failure === null) return { roundedBytes: 0, native: '' };
+    return { roundedBytes: this.failureRounded, native: oomMessage(this.failure) };
+  }
+
+  state(): AllocatorState {
+    return captureState(this);
+  }
+
+  stats(): Record<string, unknown> {
+    const s = this.counters;
+    const cur = (stat: number): number => s.current[stat * 3] as number;
+    return {
+      allocated_bytes: s.bytesA,
+      reserved_bytes: cur(RESERVED_BYTES),
+      active_bytes: s.bytesA,
+      inactive_split_bytes: s.splitBytesA,
+      requested_bytes: s.reqA,
+      segments: cur(SEGMENT),
+      num_alloc_retries: s.numAllocRetries,
+      num_ooms: s.numOoms,
+      num_device_alloc: s.numDeviceAlloc,
+      num_device_free: s.numDeviceFree,
+      num_sync_all_streams: s.numSyncAllStreams,
+      oversize_allocations: { current: s.oversizeAllocations, peak: s.oversizeAllocationsPeak },
+      oversize_segments: { current: s.oversizeSegments, peak: s.oversizeSegmentsPeak },
+      max_split_size: Number.isFinite(this.maxSplit) ? this.maxSplit : -1,
+      memory_stats: s.toJSON(),
+      allocator_settings: this.allocatorSettings(),
+    };
+  }
+
+  /** The effective settings, in the form of a snapshot's `allocator_settings`. */
+  allocatorSettings(): Record<string, unknown> {
+    const st = this.settings;
+    return {
+      PYTORCH_CUDA_ALLOC_CONF: formatConf(st),
+      max_split_size: Number.isFinite(st.maxSplitSizeBytes) ? st.maxSplitSizeBytes : -1,
+      max_non_split_rounding_size: st.maxNonSplitRoundingBytes,
+      garbage_collection_threshold: st.garbageCollectionThreshold,
+      expandable_segments: st.expandableSegments,
+      roundup_power2_divisions: formatRoundup(st.roundupPower2Divisions) || '0',
+      per_process_memory_fraction: st.perProcessMemoryFraction,
+    };
+  }
+
+  /** Segments the recorded allocator released after the last event are released too. */
+  finish(lastEvent: number): void {
+    this.recorded?.beforeEvent(lastEvent + 1);
+  }
+
+  notes(): string[] {
+    const out: string[] = [];
+    if (this.settings.garbageCollectionThreshold > 0 && !this.setFraction) {
+      out.push('garbage_collection_threshold has no effect without per_process_memory_fraction (PyTorch collects only under a memory fraction)');
+    }
+    if (this.recorded) out.push(...this.recorded.notes());
+    return out;
+  }
+
+  reportSections(): Record<string, unknown> {
+    return this.recorded ? { fidelity: this.recorded.fidelity() } : {};
+  }
+}

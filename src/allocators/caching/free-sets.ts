@@ -1,0 +1,222 @@
+/**
+ * The free-block sets of the caching allocator (BlockPool::blocks, a std::set ordered by size then
+ * address within a stream), over block ids: keys are read from the block arrays and a block is in
+ * at most one set, so there is no node storage to manage.
+ *
+ * Most free lists are short, and there a sorted array of ids wins: a binary search finds the best
+ * fit, and a block whose key changes (the remainder of a split, a block grown by a merge) moves by
+ * shifting the few ids it passes. A set that grows past ARRAY_MAX blocks becomes a treap
+ * ({@link TreapSets}, O(log n)), and an array again when it shrinks below ARRAY_MIN.
+ */
+import { grown, TreapSets } from './free-treap.js';
+
+/** A set is a sorted array up to this many blocks, a treap beyond. */
+const ARRAY_MAX = 128;
+/** A treap that shrinks below this many blocks becomes an array again (hysteresis). */
+const ARRAY_MIN = 32;
+
+/** Block addresses and sizes, with any number of ordered free sets over them. */
+export class FreeSets extends TreapSets {
+  /** Position of a block in its set's array (array mode). */
+  private posOf = new Int32Array(256);
+  /** Per set: its sorted array of block ids (array mode), and whether it is a treap now. */
+  private arrays: Int32Array[] = [];
+  private isTreap = new Uint8Array(8);
+  /** Number of sets. */
+  setCount = 0;
+
+  /** Adds an empty set; returns its index. */
+  protected addSet(): number {
+    const k = this.setCount++;
+    this.growSets(k);
+    if (k >= this.isTreap.length) this.isTreap = grown(this.isTreap, k * 2);
+    this.arrays.push(new Int32Array(16));
+    return k;
+  }
+
+  /** Grows the per-block arrays to `n` entries. */
+  protected override growBlocks(n: number): void {
+    super.growBlocks(n);
+    this.posOf = grown(this.posOf, n);
+  }
+
+  /** Adds block `id` to set `s` under its current (size, address). */
+  setInsert(s: number, id: number): void {
+    if (this.isTreap[s] === 0) {
+      if ((this.counts[s] as number) < ARRAY_MAX) {
+        this.arrayInsert(s, id);
+        return;
+      }
+      this.toTreap(s);
+    }
+    this.treapInsert(s, id);
+  }
+
+  /** Removes block `id` from set `s`. */
+  setRemove(s: number, id: number): void {
+    if (this.isTreap[s] === 0) {
+      this.arrayRemove(s, id);
+      return;
+    }
+    this.treapRemove(s, id);
+    if ((this.counts[s] as number) < ARRAY_MIN) this.toArray(s);
+  }
+
+  /** Gives block `id` of set `s` the key (newSize, newPtr) and moves it to its new place. */
+  setRekey(s: number, id: number, newSize: number, newPtr: number): void {
+    if (this.isTreap[s] === 0) this.arrayRekey(s, id, newSize, newPtr);
+    else this.treapRekey(s, id, newSize, newPtr);
+  }
+
+  /** The first block of set `s` at or after (size, address), or -1 (std::set::lower_bound). */
+  setLowerBound(s: number, ks: number, kp: number): number {
+    if (this.isTreap[s] !== 0) return this.treapLowerBound(s, ks, kp);
+    const a = this.arrays[s] as Int32Array;
+    const size = this.size;
+    const ptr = this.ptr;
+    let lo = 0;
+    let hi = this.counts[s] as number;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      const t = a[m] as number;
+      const ts = size[t] as number;
+      if (ts < ks || (ts === ks && (ptr[t] as number) < kp)) lo = m + 1;
+      else hi = m;
+    }
+    return lo < (this.counts[s] as number) ? (a[lo] as number) : -1;
+  }
+
+  /** The block after `id` in set `s`, or -1. */
+  setNext(s: number, id: number): number {
+    if (this.isTreap[s] !== 0) return this.nextOf[id] as number;
+    const p = (this.posOf[id] as number) + 1;
+    return p < (this.counts[s] as number) ? ((this.arrays[s] as Int32Array)[p] as number) : -1;
+  }
+
+  /** The block before `id` in set `s`, or -1. */
+  setPrev(s: number, id: number): number {
+    if (this.isTreap[s] !== 0) return this.prevOf[id] as number;
+    const p = (this.posOf[id] as number) - 1;
+    return p >= 0 ? ((this.arrays[s] as Int32Array)[p] as number) : -1;
+  }
+
+  /** The largest block of set `s`, or -1. */
+  setLast(s: number): number {
+    if (this.isTreap[s] !== 0) return this.lasts[s] as number;
+    const n = this.counts[s] as number;
+    return n > 0 ? ((this.arrays[s] as Int32Array)[n - 1] as number) : -1;
+  }
+
+  /** The blocks of set `s` in order (not on hot paths). */
+  setBlocks(s: number): number[] {
+    const out: number[] = [];
+    if (this.isTreap[s] === 0) {
+      const a = this.arrays[s] as Int32Array;
+      for (let k = 0; k < (this.counts[s] as number); k++) out.push(a[k] as number);
+    } else {
+      for (let t = this.firsts[s] as number; t >= 0; t = this.nextOf[t] as number) out.push(t);
+    }
+    return out;
+  }
+
+  // Array mode: the set's block ids sorted by (size, address); moves shift the ids in between.
+
+  private arrayInsert(s: number, id: number): void {
+    let a = this.arrays[s] as Int32Array;
+    const n = this.counts[s] as number;
+    if (n === a.length) {
+      a = grown(a, n * 2);
+      this.arrays[s] = a;
+    }
+    const size = this.size;
+    const ptr = this.ptr;
+    const ks = size[id] as number;
+    const kp = ptr[id] as number;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      const t = a[m] as number;
+      const ts = size[t] as number;
+      if (ts < ks || (ts === ks && (ptr[t] as number) < kp)) lo = m + 1;
+      else hi = m;
+    }
+    const pos = this.posOf;
+    for (let k = n; k > lo; k--) {
+      const t = a[k - 1] as number;
+      a[k] = t;
+      pos[t] = k;
+    }
+    a[lo] = id;
+    pos[id] = lo;
+    this.counts[s] = n + 1;
+  }
+
+  private arrayRemove(s: number, id: number): void {
+    const a = this.arrays[s] as Int32Array;
+    const n = (this.counts[s] as number) - 1;
+    const pos = this.posOf;
+    for (let k = pos[id] as number; k < n; k++) {
+      const t = a[k + 1] as number;
+      a[k] = t;
+      pos[t] = k;
+    }
+    this.counts[s] = n;
+  }
+
+  private arrayRekey(s: number, id: number, ks: number, kp: number): void {
+    const a = this.arrays[s] as Int32Array;
+    const n = this.counts[s] as number;
+    const size = this.size;
+    const ptr = this.ptr;
+    const pos = this.posOf;
+    size[id] = ks;
+    ptr[id] = kp;
+    let p = pos[id] as number;
+    // Up past the blocks that now order below it, or down past those that order above it.
+    while (p + 1 < n) {
+      const t = a[p + 1] as number;
+      const ts = size[t] as number;
+      if (!(ts < ks || (ts === ks && (ptr[t] as number) < kp))) break;
+      a[p] = t;
+      pos[t] = p;
+      p++;
+    }
+    while (p > 0) {
+      const t = a[p - 1] as number;
+      const ts = size[t] as number;
+      if (!(ks < ts || (ks === ts && kp < (ptr[t] as number)))) break;
+      a[p] = t;
+      pos[t] = p;
+      p--;
+    }
+    a[p] = id;
+    pos[id] = p;
+  }
+
+  /** A set that outgrew its array becomes a treap (built by appending in order). */
+  private toTreap(s: number): void {
+    const a = this.arrays[s] as Int32Array;
+    const n = this.counts[s] as number;
+    this.isTreap[s] = 1;
+    this.counts[s] = 0;
+    this.roots[s] = -1;
+    this.firsts[s] = -1;
+    this.lasts[s] = -1;
+    for (let k = 0; k < n; k++) this.insertBetween(s, a[k] as number, k > 0 ? (a[k - 1] as number) : -1, -1);
+  }
+
+  /** A treap that shrank becomes an array again. */
+  private toArray(s: number): void {
+    const n = this.counts[s] as number;
+    let a = this.arrays[s] as Int32Array;
+    if (a.length < n) a = this.arrays[s] = new Int32Array(ARRAY_MAX);
+    let k = 0;
+    for (let t = this.firsts[s] as number; t >= 0; t = this.nextOf[t] as number) {
+      a[k] = t;
+      this.posOf[t] = k++;
+    }
+    this.isTreap[s] = 0;
+    this.roots[s] = -1;
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * `caching`: PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp, PyTorch 2.x),
+ * configured as PYTORCH_CUDA_ALLOC_CONF configures it.
+ */
+import { defineAllocator } from '../types.js';
+import { CachingAllocator } from './allocator.js';
+import { cachingOptions, defaultOptionValues, settingsFromOptions } from './options.js';
+import { defaultsFromTrace } from './snapshot-settings.js';
+
+export { CachingAllocator } from './allocator.js';
+export { parseAllocConf, AllocConfError, formatConf, type CachingSettings } from './config.js';
+export { formatSize, oomMessage } from './oom.js';
+export { roundSize, allocationSize } from './sizes.js';
+
+export const caching = defineAllocator({
+  name: 'caching',
+  summary: "PyTorch's CUDA caching allocator: small/large pools, best fit per stream, splits, expandable segments, GC",
+  options: cachingOptions,
+  defaultsFromTrace,
+  create(options, ctx) {
+    const base = { ...defaultOptionValues(), ...(defaultsFromTrace(ctx.trace)?.values ?? {}) };
+    return new CachingAllocator(settingsFromOptions(options, base), ctx.capacityBytes, ctx.trace);
+  },
+});
