@@ -37,6 +37,15 @@ export interface PlacementFidelity {
   withAddress: number;
   sameOffset: number;
   sameOffsetRatio: number | null;
+  /**
+   * The ones at the very recorded address (the same fields as the caching allocator's own fidelity
+   * section; a simulated device rarely has the real one's addresses, so offsets say more here).
+   */
+  sameAddress: number;
+  sameAddressRatio: number | null;
+  /** Reserved bytes at the end: the simulation's, and the recorded final segments' (null when unknown). */
+  reservedBytesSimulated: number;
+  reservedBytesRecorded: number | null;
   /** The first allocation with a recorded address: offsets on both sides are measured from it. */
   origin: { event: number; recordedAddress: string; simulatedAddress: string } | null;
   /** The first mismatches (up to 20), to look into. */
@@ -54,6 +63,7 @@ export class PlacementComparison {
   private sameBytes = 0;
   private withAddress = 0;
   private sameOffset = 0;
+  private sameAddress = 0;
   private originEvent = -1;
   private recordedOrigin = 0;
   private simulatedOrigin = 0;
@@ -101,6 +111,7 @@ export class PlacementComparison {
         this.simulatedOrigin = address;
       }
       this.withAddress++;
+      if (recAddress === address) this.sameAddress++;
       if (recAddress - this.recordedOrigin === address - this.simulatedOrigin) this.sameOffset++;
       else offsetDiffers = true;
     }
@@ -120,9 +131,10 @@ export class PlacementComparison {
     }
   }
 
-  /** The report section. */
-  result(): PlacementFidelity {
+  /** The report section, given the simulation's reserved bytes at the end. */
+  result(reservedBytesSimulated: number): PlacementFidelity {
     const share = (n: number, of: number): number | null => (of > 0 ? ratio(n / of) : null);
+    const finalSegments = this.trace.recorded?.finalSegments;
     return {
       recordedAllocator: this.trace.recorded?.allocator ?? '',
       allocations: this.allocations,
@@ -132,6 +144,10 @@ export class PlacementComparison {
       withAddress: this.withAddress,
       sameOffset: this.sameOffset,
       sameOffsetRatio: share(this.sameOffset, this.withAddress),
+      sameAddress: this.sameAddress,
+      sameAddressRatio: share(this.sameAddress, this.withAddress),
+      reservedBytesSimulated,
+      reservedBytesRecorded: finalSegments ? finalSegments.reduce((sum, seg) => sum + seg.sizeBytes, 0) : null,
       origin:
         this.originEvent < 0
           ? null

@@ -55,7 +55,7 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
     if (!(key in report)) report[key] = value;
   }
   if (comparison && !('fidelity' in report)) {
-    const fidelity = comparison.result();
+    const fidelity = comparison.result(allocator.reservedBytes);
     report['fidelity'] = fidelity;
     if (fidelity.withAllocatedBytes + fidelity.withAddress > 0) report.notes.push(comparison.note());
   }

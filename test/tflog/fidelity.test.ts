@@ -20,6 +20,11 @@ describe('fidelity of a simulation against a TensorFlow log', () => {
       withAddress: 6,
       sameOffset: 6,
       sameOffsetRatio: 1,
+      // BFC's default base is not the process's address, and without allow_growth it reserves the whole limit
+      sameAddress: 0,
+      sameAddressRatio: 0,
+      reservedBytesSimulated: 80 * 2 ** 30,
+      reservedBytesRecorded: null,
       origin: { event: 0, recordedAddress: '0x7f2a00000000', simulatedAddress: '0x10000000000' },
       mismatches: [],
     } satisfies PlacementFidelity);
