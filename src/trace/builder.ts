@@ -8,6 +8,11 @@ export interface BuildOptions {
   lenient?: boolean;
   /** Expected number of events, to size the columns up front. */
   expectedEvents?: number;
+  /**
+   * The file being read, when known: columns then grow to the size the whole file will need
+   * (extrapolated from the share read so far) rather than by small steps, each of which copies them.
+   */
+  source?: { readonly readBytes: number; readonly totalBytes: number };
 }
 
 const encoder = new TextEncoder();
@@ -42,6 +47,7 @@ export class TraceBuilder {
   readonly problems = new ProblemList();
   meta: TraceMeta = {};
   private readonly lenient: boolean;
+  private readonly source: BuildOptions['source'];
 
   private n = 0;
   private cap: number;
@@ -77,6 +83,7 @@ export class TraceBuilder {
   constructor(file: string, options: BuildOptions = {}) {
     this.file = file;
     this.lenient = options.lenient ?? false;
+    this.source = options.source;
     this.cap = Math.max(1024, options.expectedEvents ?? 0);
     this.op = new Uint8Array(this.cap);
     this.alloc = new Uint32Array(this.cap);
@@ -144,7 +151,8 @@ export class TraceBuilder {
     const a = this.ids.add(buf, s, e, h, true);
     this.allocs = a + 1;
     if (a >= this.allocCap) {
-      this.allocCap = Math.ceil(this.allocCap * 1.5) + 16;
+      this.allocCap = this.grownCapacity(this.allocCap, a);
+      this.ids.reserve(this.allocCap);
       this.allocEvent = growU32(this.allocEvent, this.allocCap);
       this.freeEvent = growI32(this.freeEvent, this.allocCap);
     }
@@ -217,8 +225,19 @@ export class TraceBuilder {
     return true;
   }
 
+  /**
+   * The next capacity of a column that holds `count` entries now: 1.5 times the current one, or what
+   * the whole file needs at the rate so far (plus 3%) when that is more.
+   */
+  private grownCapacity(cap: number, count: number): number {
+    const next = Math.ceil(cap * 1.5) + 16;
+    const src = this.source;
+    if (!src || src.totalBytes <= 0 || src.readBytes <= 0 || src.readBytes >= src.totalBytes) return next;
+    return Math.max(next, Math.ceil(((count * src.totalBytes) / src.readBytes) * 1.03));
+  }
+
   private growEvents(): void {
-    const cap = Math.ceil(this.cap * 1.5);
+    const cap = this.grownCapacity(this.cap, this.n);
     const op = new Uint8Array(cap);
     op.set(this.op);
     this.op = op;

@@ -75,7 +75,49 @@ export class CsvScanner {
     }
   }
 
+  /**
+   * The common record in one pass: no quote, and its line break already in the buffer. Returns false
+   * (having changed nothing that {@link CsvScanner.scanRecord} does not reset) otherwise.
+   */
+  private scanPlainRecord(): boolean {
+    const buf = this.src.buf;
+    const end = this.src.end;
+    let starts = this.starts;
+    let ends = this.ends;
+    let count = 0;
+    let start = this.pos;
+    for (let p = start; p < end; p++) {
+      const c = buf[p] as number;
+      if (c > 0x2c) continue; // every byte that matters (\n \r " ,) is at most 0x2c
+      if (c === 0x2c || c === 0x0a) {
+        if (count === starts.length) {
+          this.count = count;
+          this.push(0, 0, false); // grows the arrays
+          starts = this.starts;
+          ends = this.ends;
+        }
+        starts[count] = start;
+        ends[count] = c === 0x0a && p > start && buf[p - 1] === 0x0d ? p - 1 : p;
+        this.quoted[count] = 0;
+        count++;
+        start = p + 1;
+        if (c === 0x0a) {
+          this.count = count;
+          this.error = null;
+          this.recordStart = this.pos;
+          this.pos = p + 1;
+          this.nextLine++;
+          return true;
+        }
+      } else if (c === 0x22) {
+        return false;
+      }
+    }
+    return false;
+  }
+
   private scanRecord(): void {
+    if (this.scanPlainRecord()) return;
     this.count = 0;
     this.error = null;
     this.recordStart = this.pos;

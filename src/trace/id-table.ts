@@ -95,6 +95,28 @@ export class IdTable {
     return a;
   }
 
+  /**
+   * Makes room for `allocations` allocations without further growth: offsets and hashes for each,
+   * arena bytes at the mean id length so far, and hash slots for as many distinct ids as the share
+   * of distinct ids so far suggests.
+   */
+  reserve(allocations: number): void {
+    if (allocations <= this.length) return;
+    if (allocations + 1 > this.offs.length) this.offs = grown(this.offs, allocations + 1);
+    if (allocations > this.hashes.length) this.hashes = grown(this.hashes, allocations);
+    if (this.length > 0) {
+      const bytes = Math.ceil((this.used / this.length) * allocations);
+      if (bytes > this.bytes.length) {
+        this.bytes = grown(this.bytes, bytes);
+        this.view = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
+      }
+      const keys = Math.ceil((this.keys / this.length) * allocations);
+      let size = this.slots.length;
+      while (keys * 2 > size) size *= 2;
+      if (size > this.slots.length) this.rehash(size);
+    }
+  }
+
   private slotOf(buf: Uint8Array, s: number, e: number, h: number): number {
     const slots = this.slots;
     const mask = this.mask;
@@ -116,8 +138,7 @@ export class IdTable {
     }
   }
 
-  private rehash(): void {
-    const size = this.slots.length * 2;
+  private rehash(size = this.slots.length * 2): void {
     const slots = new Int32Array(size).fill(EMPTY);
     const mask = size - 1;
     for (const a of this.slots) {

@@ -49,7 +49,7 @@ export function readTrace(path: string, options: ReadOptions = {}): Trace {
   src.fill();
   const head = src.buf.subarray(0, Math.min(src.end, 64 * 1024));
   const reader = detectReader(path, head, options.format);
-  const builder = new TraceBuilder(path, options);
+  const builder = new TraceBuilder(path, { ...options, source: src });
   const recorded = reader.read(src, builder, options);
   src.close();
   return builder.finish(reader.format, recorded ?? undefined);
