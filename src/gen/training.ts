@@ -48,7 +48,8 @@ export const training: Workload = {
 
     let optimizerState: string[] | null = null;
     for (let step = 0; step < o.steps; step++) {
-      const seq = 64 * rng.int(maxSeq / 128, maxSeq / 64); // 512..1024 tokens
+      const drawn = 64 * rng.int(maxSeq / 128, maxSeq / 64); // 512..1024 tokens
+      const seq = o.seqLen ?? drawn;
       const tok = batch * seq;
       const act = tok * h * bytes;
       const tokens = ids.next('x');

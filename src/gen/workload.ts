@@ -6,6 +6,11 @@ export interface WorkloadOptions {
   steps: number;
   /** Model depth, for the workloads that have layers. */
   layers?: number;
+  /**
+   * Training: one sequence length for every step (static shapes, as fixed-shape training and
+   * recommendation models run) instead of one drawn per step from 512–1024 tokens.
+   */
+  seqLen?: number;
 }
 
 /** A deterministic synthetic trace generator that looks like a real DNN workload. */

@@ -137,6 +137,26 @@ describe('memsim gen and convert', () => {
     expect(a.stdout).not.toBe(c.stdout);
   });
 
+  it('gen training --seq-len gives every step the same shapes; other workloads refuse it', () => {
+    const sizesByStep = (csv: string): Map<number, string> => {
+      const m = new Map<number, string[]>();
+      for (const row of csv.split('\n').slice(2)) {
+        const [op, , size, step] = row.split(',');
+        if (op === 'alloc' && Number(step) > 0) m.set(Number(step), [...(m.get(Number(step)) ?? []), size!]);
+      }
+      return new Map([...m].map(([k, v]) => [k, v.join(' ')]));
+    };
+    const fixed = sizesByStep(runCli(['gen', 'training', '--steps', '4', '--layers', '2', '--seq-len', '768', '--format', 'csv']).stdout);
+    expect(new Set(fixed.values()).size).toBe(1);
+    // the embedding output of 8 sequences of 768 tokens, 1024 wide, in bf16
+    expect(fixed.get(1)!.split(' ')).toContain(String(8 * 768 * 1024 * 2));
+    const drawn = sizesByStep(runCli(['gen', 'training', '--steps', '4', '--layers', '2', '--format', 'csv']).stdout);
+    expect(new Set(drawn.values()).size).toBeGreaterThan(1);
+    const r = runCli(['gen', 'inference', '--seq-len', '512']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--seq-len is an option of the training workload, not of inference');
+  });
+
   it.each(['training', 'inference', 'fragmentation'])('gen %s writes a valid trace in every format', (w) => {
     const dir = tempDir();
     for (const f of ['json', 'jsonl', 'csv']) {

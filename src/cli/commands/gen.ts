@@ -10,6 +10,7 @@ const schema = z.object({
   steps: intArg.optional(),
   events: intArg.optional(),
   layers: intArg.optional(),
+  seqLen: intArg.optional(),
   format: z.enum(['json', 'jsonl', 'csv']).default('json'),
   output: z.string().optional(),
   capacity: bytesArg.optional(),
@@ -23,6 +24,7 @@ export function genCommand(): Command {
     .option('--steps <n>', 'number of steps (iterations or requests)')
     .option('--events <n>', 'generate about this many events (instead of --steps)')
     .option('--layers <n>', 'model depth')
+    .option('--seq-len <n>', 'training: the same sequence length every step (static shapes) instead of one drawn per step from 512–1024')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'jsonl', 'csv']).default('json'))
     .option('--output <file>', 'write to a file instead of stdout')
     .option('-c, --capacity <bytes>', 'record a device capacity in the trace meta (the default --capacity of replays)')
@@ -33,21 +35,28 @@ Examples:
   $ memsim gen training --steps 20 --output training.json
   $ memsim gen inference --seed 7 --format csv --output inference.csv
   $ memsim gen fragmentation --steps 30 --format jsonl > frag.jsonl
-  $ memsim gen training --events 1000000 --format csv --output big.csv`,
+  $ memsim gen training --events 1000000 --format csv --output big.csv
+  $ memsim gen training --steps 200 --seq-len 1024 --output static.json`,
     )
     .action((name: string, raw: Record<string, unknown>) => {
       const o = parseOptions(schema, raw);
       const w = getWorkload(name);
       if (o.steps !== undefined && o.events !== undefined) throw new UsageError('give --steps or --events, not both');
-      const perStep = w.eventsPerStep({ ...(o.layers !== undefined ? { layers: o.layers } : {}) });
+      if (o.seqLen !== undefined && w.name !== 'training') throw new UsageError(`--seq-len is an option of the training workload, not of ${w.name}`);
+      if (o.seqLen !== undefined && o.seqLen < 1) throw new UsageError('--seq-len must be at least 1');
+      const shape = {
+        ...(o.layers !== undefined ? { layers: o.layers } : {}),
+        ...(o.seqLen !== undefined ? { seqLen: o.seqLen } : {}),
+      };
+      const perStep = w.eventsPerStep(shape);
       const steps = o.steps ?? (o.events !== undefined ? Math.max(1, Math.ceil(o.events / perStep)) : w.defaultSteps);
       const meta: Record<string, unknown> = {
         name: `${w.name}-seed${o.seed}-steps${steps}`,
-        source: `memsim gen ${w.name} --seed ${o.seed} --steps ${steps}${o.layers !== undefined ? ` --layers ${o.layers}` : ''}`,
+        source: `memsim gen ${w.name} --seed ${o.seed} --steps ${steps}${o.layers !== undefined ? ` --layers ${o.layers}` : ''}${o.seqLen !== undefined ? ` --seq-len ${o.seqLen}` : ''}`,
       };
       if (o.capacity !== undefined) meta['capacityBytes'] = o.capacity;
       const writer = new TraceWriter(o.output ?? '-', o.format, meta);
-      w.generate(writer, { seed: o.seed, steps, ...(o.layers !== undefined ? { layers: o.layers } : {}) });
+      w.generate(writer, { seed: o.seed, steps, ...shape });
       writer.end();
     });
 }
