@@ -72,17 +72,7 @@ export class FreeSets extends TreapSets {
   setLowerBound(s: number, ks: number, kp: number): number {
     if (this.isTreap[s] !== 0) return this.treapLowerBound(s, ks, kp);
     const a = this.arrays[s] as Int32Array;
-    const size = this.size;
-    const ptr = this.ptr;
-    let lo = 0;
-    let hi = this.counts[s] as number;
-    while (lo < hi) {
-      const m = (lo + hi) >> 1;
-      const t = a[m] as number;
-      const ts = size[t] as number;
-      if (ts < ks || (ts === ks && (ptr[t] as number) < kp)) lo = m + 1;
-      else hi = m;
-    }
+    const lo = this.arrayPosition(a, this.counts[s] as number, ks, kp);
     return lo < (this.counts[s] as number) ? (a[lo] as number) : -1;
   }
 
@@ -121,17 +111,10 @@ export class FreeSets extends TreapSets {
 
   // Array mode: the set's block ids sorted by (size, address); moves shift the ids in between.
 
-  private arrayInsert(s: number, id: number): void {
-    let a = this.arrays[s] as Int32Array;
-    const n = this.counts[s] as number;
-    if (n === a.length) {
-      a = grown(a, n * 2);
-      this.arrays[s] = a;
-    }
+  /** The first index of `a[0, n)` whose block is at or after (ks, kp) in (size, address) order. */
+  private arrayPosition(a: Int32Array, n: number, ks: number, kp: number): number {
     const size = this.size;
     const ptr = this.ptr;
-    const ks = size[id] as number;
-    const kp = ptr[id] as number;
     let lo = 0;
     let hi = n;
     while (lo < hi) {
@@ -141,6 +124,17 @@ export class FreeSets extends TreapSets {
       if (ts < ks || (ts === ks && (ptr[t] as number) < kp)) lo = m + 1;
       else hi = m;
     }
+    return lo;
+  }
+
+  private arrayInsert(s: number, id: number): void {
+    let a = this.arrays[s] as Int32Array;
+    const n = this.counts[s] as number;
+    if (n === a.length) {
+      a = grown(a, n * 2);
+      this.arrays[s] = a;
+    }
+    const lo = this.arrayPosition(a, n, this.size[id] as number, this.ptr[id] as number);
     const pos = this.posOf;
     for (let k = n; k > lo; k--) {
       const t = a[k - 1] as number;
