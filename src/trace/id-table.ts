@@ -96,9 +96,9 @@ export class IdTable {
   }
 
   /**
-   * Makes room for `allocations` allocations without further growth: offsets and hashes for each,
-   * arena bytes at the mean id length so far, and hash slots for as many distinct ids as the share
-   * of distinct ids so far suggests.
+   * Makes room for `allocations` allocations without further growth of the offsets, the hashes and
+   * (at the mean id length so far) the arena. The hash slots still double as distinct ids arrive: an
+   * estimate a little high would double them once too often.
    */
   reserve(allocations: number): void {
     if (allocations <= this.length) return;
@@ -110,10 +110,6 @@ export class IdTable {
         this.bytes = grown(this.bytes, bytes);
         this.view = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
       }
-      const keys = Math.ceil((this.keys / this.length) * allocations);
-      let size = this.slots.length;
-      while (keys * 2 > size) size *= 2;
-      if (size > this.slots.length) this.rehash(size);
     }
   }
 
@@ -138,7 +134,8 @@ export class IdTable {
     }
   }
 
-  private rehash(size = this.slots.length * 2): void {
+  private rehash(): void {
+    const size = this.slots.length * 2;
     const slots = new Int32Array(size).fill(EMPTY);
     const mask = size - 1;
     for (const a of this.slots) {
