@@ -6,6 +6,7 @@ import { renderHtmlReport, loadHtmlAssets } from '../../report/html/index.js';
 import { effectiveCapacity, replay, type RunOptions } from '../../sim/run.js';
 import { buildVisualReport, collectVisualRun, visualContext } from '../../sim/visual.js';
 import type { ReplayReport } from '../../sim/report.js';
+import type { CompareReport } from '../../sweep/compare.js';
 import { readTrace } from '../../trace/read.js';
 import { formatBytes, formatHex } from '../../util/bytes.js';
 import { GateFailure } from '../errors.js';
@@ -104,7 +105,7 @@ Examples:
           if (visual) {
             const collected = collectVisualRun(visual, run);
             result = collected.result;
-            const data = buildVisualReport(visual, [collected.visual], { command: 'replay', capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom });
+            const data = buildVisualReport<CompareReport>(visual, [collected.visual], { command: 'replay', capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom });
             page = renderHtmlReport(data, loadHtmlAssets());
           } else {
             result = replay(trace, run);

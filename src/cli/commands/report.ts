@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
-import { compareTrace } from '../../sim/compare.js';
-import { knownContenders } from '../../sim/contenders.js';
+import { compareTrace } from '../../sweep/compare.js';
+import { knownContenders } from '../../sweep/contenders.js';
 import { readTrace } from '../../trace/read.js';
 import { comparisonPage } from '../html.js';
 import { htmlDestination, Progress, type ProgressMode, writeOutput } from '../io.js';

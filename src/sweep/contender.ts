@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
-import type { OnOom, OomRecord } from './replay.js';
-import type { ReplaySummary } from './report.js';
+import type { OnOom, OomRecord } from '../sim/replay.js';
+import type { ReplaySummary } from '../sim/report.js';
 
 /**
  * What a row of `memsim compare` is: an online allocator replayed event by event, an offline planner

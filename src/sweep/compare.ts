@@ -5,11 +5,11 @@ import { VERSION } from '../version.js';
 import type { BaselineComparison } from './compare-baseline.js';
 import type { GateResult } from './compare-gates.js';
 import type { CapacitySearchMode, CapacitySearchResult } from './capacity-search.js';
-import type { CompareJobResult, ContenderRef } from './compare-jobs.js';
-import { defaultWorkerUrl, InThreadRunner, type JobRunner, WorkerPool } from './compare-pool.js';
+import type { CompareJobResult, ContenderRef } from './jobs.js';
+import { defaultWorkerUrl, InThreadRunner, type JobRunner, WorkerPool } from './pool.js';
 import { type Contender, type ContenderKind, createContender, listContenders } from './contenders.js';
-import type { OnOom, OomRecord } from './replay.js';
-import { type ReplaySummary, type TraceInfo, traceInfo } from './report.js';
+import type { OnOom, OomRecord } from '../sim/replay.js';
+import { type ReplaySummary, type TraceInfo, traceInfo } from '../sim/report.js';
 import { shareTrace } from './shared-trace.js';
 
 /** One row of a comparison. */
@@ -138,7 +138,7 @@ function makeRunner(trace: Trace, o: CompareOptions, rows: number, build: (ref: 
   if (o.jobs === undefined && trace.length < AUTO_WORKERS_MIN_EVENTS) return inThread(`a small trace (under ${AUTO_WORKERS_MIN_EVENTS} events)`);
   if ((o.contenders ?? []).length > 0) return inThread('contenders built by the caller run in this thread');
   const url = o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
-  if (url === null) return inThread('no built worker entry (dist/sim/compare-worker.js)');
+  if (url === null) return inThread('no built worker entry (dist/sweep/worker.js)');
   try {
     return { runner: new WorkerPool(url, threads, { trace: shareTrace(trace), modules: [...(o.workerModules ?? [])] }) };
   } catch (e) {
