@@ -1,6 +1,6 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
 import { hashBytes, IdTable, StringInterner } from './id-table.js';
-import { OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta } from './model.js';
+import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta } from './model.js';
 
 /** Options every reader accepts. */
 export interface BuildOptions {
@@ -59,6 +59,7 @@ export class TraceBuilder {
   private stream: Float64Array | null = null;
   private tag: Uint32Array | null = null;
   private time: Float64Array | null = null;
+  private align: Uint32Array | null = null;
 
   private allocs = 0;
   private allocCap: number;
@@ -124,17 +125,38 @@ export class TraceBuilder {
    * Adds an alloc event. `step` undefined means "the previous event's step".
    * @returns the allocation number, or -1 when the event was rejected.
    */
-  addAlloc(id: string, sizeBytes: number, step: number | undefined, stream: number, tag: string | undefined, time: number | undefined, line: number): number {
+  addAlloc(
+    id: string,
+    sizeBytes: number,
+    step: number | undefined,
+    stream: number,
+    tag: string | undefined,
+    time: number | undefined,
+    line: number,
+    alignBytes: number = DEFAULT_ALIGN_BYTES,
+  ): number {
     const b = encoder.encode(id);
-    return this.addAllocBytes(b, 0, b.length, sizeBytes, step ?? NaN, stream, this.internTagString(tag), time ?? NaN, line);
+    return this.addAllocBytes(b, 0, b.length, sizeBytes, step ?? NaN, stream, this.internTagString(tag), time ?? NaN, line, alignBytes);
   }
 
   /**
    * Adds an alloc event whose id is bytes [s, e) of `buf`. NaN `step` inherits the previous
-   * event's step; NaN `time` means no time; `tagIndex` comes from {@link TraceBuilder.internTag}.
+   * event's step; NaN `time` means no time; `tagIndex` comes from {@link TraceBuilder.internTag};
+   * `alignBytes` is the alignment asked for (readers check it: a power of two up to 2^30).
    * @returns the allocation number, or -1 when the event was rejected.
    */
-  addAllocBytes(buf: Uint8Array, s: number, e: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
+  addAllocBytes(
+    buf: Uint8Array,
+    s: number,
+    e: number,
+    sizeBytes: number,
+    step: number,
+    stream: number,
+    tagIndex: number,
+    time: number,
+    line: number,
+    alignBytes: number = DEFAULT_ALIGN_BYTES,
+  ): number {
     const h = hashBytes(buf, s, e);
     const prev = this.ids.find(buf, s, e, h);
     if (prev >= 0 && this.freeEvent[prev] === -1) {
@@ -148,6 +170,8 @@ export class TraceBuilder {
     }
     if (time === time && !this.checkTime(time, line)) return -1;
     const i = this.push(OP_ALLOC, sizeBytes, step, stream, tagIndex, time, line);
+    if (alignBytes !== DEFAULT_ALIGN_BYTES && !this.align) this.align = this.defaultAligns(this.cap);
+    if (this.align) this.align[i] = alignBytes;
     const a = this.ids.add(buf, s, e, h, true);
     this.allocs = a + 1;
     if (a >= this.allocCap) {
@@ -248,7 +272,15 @@ export class TraceBuilder {
     if (this.stream) this.stream = growF64(this.stream, cap);
     if (this.tag) this.tag = growU32(this.tag, cap);
     if (this.time) this.time = growF64(this.time, cap, NaN);
+    if (this.align) this.align = growU32(this.align, cap);
     this.cap = cap;
+  }
+
+  /** An align column for the events so far: the default on every alloc, 0 on every free. */
+  private defaultAligns(cap: number): Uint32Array {
+    const a = new Uint32Array(cap);
+    for (let k = 0; k < this.n; k++) if (this.op[k] === OP_ALLOC) a[k] = DEFAULT_ALIGN_BYTES;
+    return a;
   }
 
   private push(op: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
@@ -294,6 +326,7 @@ export class TraceBuilder {
       stream: this.stream ? this.stream.slice(0, n) : null,
       tag: this.tag ? this.tag.slice(0, n) : null,
       time: this.time ? this.time.slice(0, n) : null,
+      align: this.align ? this.align.slice(0, n) : null,
       line: this.line.slice(0, n),
       tags: this.tags.strings,
       allocCount: a,

@@ -1,10 +1,11 @@
 import type { TraceBuilder } from './builder.js';
 import { CsvScanner, NO_VALUE } from './csv.js';
-import { addRawEvent, type EventField, RawEvent } from './event-fields.js';
+import { addRawEvent, type EventField, isValidAlign, RawEvent } from './event-fields.js';
+import { DEFAULT_ALIGN_BYTES } from './model.js';
 import type { ByteSource } from './source.js';
 
 const RELEASE_AFTER = 1 << 20;
-const KNOWN: readonly EventField[] = ['op', 'id', 'size', 'step', 'stream', 'tag', 'time'];
+const KNOWN: readonly EventField[] = ['op', 'id', 'size', 'step', 'stream', 'tag', 'time', 'align'];
 
 /**
  * The common case without building a string per field: plain op, unquoted id and tag, plain
@@ -31,18 +32,26 @@ function fastPath(sc: CsvScanner, b: TraceBuilder, col: Record<EventField, numbe
   }
   const size = sc.plainInt(col.size);
   if (size !== size || size < 0) return false;
+  let align = DEFAULT_ALIGN_BYTES;
+  if (col.align >= 0) {
+    const a = sc.plainInt(col.align);
+    if (a !== NO_VALUE) {
+      if (a !== a || !isValidAlign(a)) return false;
+      align = a;
+    }
+  }
   let tagIndex = 0;
   const tc = col.tag;
   if (tc >= 0 && tc < sc.count && sc.starts[tc] !== sc.ends[tc]) {
     if (sc.quoted[tc]) return false;
     tagIndex = b.internTag(buf, sc.starts[tc] as number, sc.ends[tc] as number);
   }
-  b.addAllocBytes(buf, idStart, idEnd, size, stepValue, stream === NO_VALUE ? 0 : stream, tagIndex, NaN, line);
+  b.addAllocBytes(buf, idStart, idEnd, size, stepValue, stream === NO_VALUE ? 0 : stream, tagIndex, NaN, line, align);
   return true;
 }
 
 /**
- * Reads a CSV trace: a header row naming the columns (`op,id,size` required; `step,stream,tag,time`
+ * Reads a CSV trace: a header row naming the columns (`op,id,size` required; `step,stream,tag,time,align`
  * optional, any order; other columns ignored), then one event per row.
  */
 export function readCsv(src: ByteSource, b: TraceBuilder): void {
@@ -54,7 +63,7 @@ export function readCsv(src: ByteSource, b: TraceBuilder): void {
     b.problem({ line: 1, message: 'empty file (expected a CSV header row: op,id,size,…)' });
     return;
   }
-  const col: Record<EventField, number> = { op: -1, id: -1, size: -1, step: -1, stream: -1, tag: -1, time: -1 };
+  const col: Record<EventField, number> = { op: -1, id: -1, size: -1, step: -1, stream: -1, tag: -1, time: -1, align: -1 };
   for (let i = 0; i < sc.count; i++) {
     const name = sc.text(i).trim().toLowerCase() as EventField;
     if (!KNOWN.includes(name)) continue;
@@ -105,6 +114,10 @@ export function readCsv(src: ByteSource, b: TraceBuilder): void {
     if (col.time >= 0) {
       ev.time = sc.number(col.time);
       ev.cols.time = sc.col(col.time);
+    }
+    if (col.align >= 0) {
+      ev.align = sc.number(col.align);
+      ev.cols.align = sc.col(col.align);
     }
     addRawEvent(b, ev, line);
     if (sc.pos > RELEASE_AFTER) sc.release();
