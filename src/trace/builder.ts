@@ -1,6 +1,6 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
 import { decimalId, IdTable, StringInterner } from './id-table.js';
-import { OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta } from './model.js';
+import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta } from './model.js';
 
 /** Options every reader accepts. */
 export interface BuildOptions {
@@ -60,6 +60,7 @@ export class TraceBuilder {
   private stream: Float64Array | null = null;
   private tag: Uint32Array | null = null;
   private time: Float64Array | null = null;
+  private align: Uint32Array | null = null;
 
   private allocs = 0;
   private allocCap: number;
@@ -141,25 +142,58 @@ export class TraceBuilder {
    * Adds an alloc event. `step` undefined means "the previous event's step".
    * @returns the allocation number, or -1 when the event was rejected.
    */
-  addAlloc(id: string, sizeBytes: number, step: number | undefined, stream: number, tag: string | undefined, time: number | undefined, line: number): number {
+  addAlloc(
+    id: string,
+    sizeBytes: number,
+    step: number | undefined,
+    stream: number,
+    tag: string | undefined,
+    time: number | undefined,
+    line: number,
+    alignBytes: number = DEFAULT_ALIGN_BYTES,
+  ): number {
     const b = encoder.encode(id);
-    return this.addAllocBytes(b, 0, b.length, sizeBytes, step ?? NaN, stream, this.internTagString(tag), time ?? NaN, line);
+    return this.addAllocBytes(b, 0, b.length, sizeBytes, step ?? NaN, stream, this.internTagString(tag), time ?? NaN, line, alignBytes);
   }
 
   /**
    * Adds an alloc event whose id is bytes [s, e) of `buf`. NaN `step` inherits the previous
-   * event's step; NaN `time` means no time; `tagIndex` comes from {@link TraceBuilder.internTag}.
+   * event's step; NaN `time` means no time; `tagIndex` comes from {@link TraceBuilder.internTag};
+   * `alignBytes` is the alignment asked for (readers check it: a power of two up to 2^30).
    * @returns the allocation number, or -1 when the event was rejected.
    */
-  addAllocBytes(buf: Uint8Array, s: number, e: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
-    return this.addAllocId(buf, s, e, decimalId(buf, s, e), sizeBytes, step, stream, tagIndex, time, line);
+  addAllocBytes(
+    buf: Uint8Array,
+    s: number,
+    e: number,
+    sizeBytes: number,
+    step: number,
+    stream: number,
+    tagIndex: number,
+    time: number,
+    line: number,
+    alignBytes: number = DEFAULT_ALIGN_BYTES,
+  ): number {
+    return this.addAllocId(buf, s, e, decimalId(buf, s, e), sizeBytes, step, stream, tagIndex, time, line, alignBytes);
   }
 
   /**
    * {@link TraceBuilder.addAllocBytes} for readers that parsed the id already: `value` is its
    * {@link decimalId}.
    */
-  addAllocId(buf: Uint8Array, s: number, e: number, value: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
+  addAllocId(
+    buf: Uint8Array,
+    s: number,
+    e: number,
+    value: number,
+    sizeBytes: number,
+    step: number,
+    stream: number,
+    tagIndex: number,
+    time: number,
+    line: number,
+    alignBytes: number,
+  ): number {
     const prev = this.ids.lookup(buf, s, e, value);
     if (prev >= 0 && this.freeEvent[prev] === -1) {
       if (this.lenient) {
@@ -172,6 +206,8 @@ export class TraceBuilder {
     }
     if (time === time && !this.checkTime(time, line)) return -1;
     const i = this.push(OP_ALLOC, sizeBytes, step, stream, tagIndex, time, line);
+    if (alignBytes !== DEFAULT_ALIGN_BYTES && !this.align) this.align = this.defaultAligns(this.cap);
+    if (this.align) this.align[i] = alignBytes;
     const a = this.ids.insert(buf, s, e, value, true);
     this.allocs = a + 1;
     if (a >= this.allocCap) this.resizeAllocs(this.grownCapacity(this.allocCap, a));
@@ -285,7 +321,15 @@ export class TraceBuilder {
     if (this.stream) this.stream = growF64(this.stream, cap, n);
     if (this.tag) this.tag = growU32(this.tag, cap, n);
     if (this.time) this.time = growF64(this.time, cap, n, NaN);
+    if (this.align) this.align = growU32(this.align, cap, n);
     this.cap = cap;
+  }
+
+  /** An align column for the events so far: the default on every alloc, 0 on every free. */
+  private defaultAligns(cap: number): Uint32Array {
+    const a = new Uint32Array(cap);
+    for (let k = 0; k < this.n; k++) if (this.op[k] === OP_ALLOC) a[k] = DEFAULT_ALIGN_BYTES;
+    return a;
   }
 
   private push(op: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
@@ -335,6 +379,7 @@ export class TraceBuilder {
       stream: this.stream ? fit(this.stream, n) : null,
       tag: this.tag ? fit(this.tag, n) : null,
       time: this.time ? fit(this.time, n) : null,
+      align: this.align ? fit(this.align, n) : null,
       line: fit(this.line, n),
       tags: this.tags.strings,
       allocCount: a,

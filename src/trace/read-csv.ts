@@ -1,11 +1,12 @@
 import type { TraceBuilder } from './builder.js';
 import { CsvScanner, NO_VALUE } from './csv.js';
+import { addRawEvent, type EventField, isValidAlign, RawEvent } from './event-fields.js';
 import { NOT_DECIMAL } from './id-table.js';
-import { addRawEvent, type EventField, RawEvent } from './event-fields.js';
+import { DEFAULT_ALIGN_BYTES } from './model.js';
 import type { ByteSource } from './source.js';
 
 const RELEASE_AFTER = 1 << 20;
-const KNOWN: readonly EventField[] = ['op', 'id', 'size', 'step', 'stream', 'tag', 'time'];
+const KNOWN: readonly EventField[] = ['op', 'id', 'size', 'step', 'stream', 'tag', 'time', 'align'];
 
 // What each column of the header holds, for the plain-record loop.
 const OTHER = 0;
@@ -16,7 +17,8 @@ const STEP = 4;
 const STREAM = 5;
 const TAG = 6;
 const TIME = 7;
-const ROLES: Record<EventField, number> = { op: OP, id: ID, size: SIZE, step: STEP, stream: STREAM, tag: TAG, time: TIME };
+const ALIGN = 8;
+const ROLES: Record<EventField, number> = { op: OP, id: ID, size: SIZE, step: STEP, stream: STREAM, tag: TAG, time: TIME, align: ALIGN };
 
 /** The plain-record loop keeps at least this much input ahead of a record (less only at the end). */
 const LOOKAHEAD = 1 << 16;
@@ -60,13 +62,14 @@ function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void 
     let step = NO_VALUE;
     let stream = NO_VALUE;
     let time = NO_VALUE;
+    let align = NO_VALUE;
     let tagStart = 0;
     let tagEnd = 0;
     let plain = false;
     record: for (;;) {
       const role = col < columns ? (roles[col] as number) : OTHER;
       const fs = p;
-      if (role === SIZE || role === STEP || role === STREAM || role === TIME) {
+      if (role === SIZE || role === STEP || role === STREAM || role === TIME || role === ALIGN) {
         let v = 0;
         for (; p < end; p++) {
           const d = (buf[p] as number) - 0x30;
@@ -78,7 +81,8 @@ function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void 
         if (role === SIZE) size = value;
         else if (role === STEP) step = value;
         else if (role === STREAM) stream = value;
-        else time = value;
+        else if (role === TIME) time = value;
+        else align = value;
       } else if (role === ID) {
         let v = 0;
         let decimal = true;
@@ -127,7 +131,7 @@ function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void 
       }
       break;
     }
-    if (!plain || op < 0 || idStart < 0 || (op === 1 && size === NO_VALUE)) {
+    if (!plain || op < 0 || idStart < 0 || (op === 1 && (size === NO_VALUE || (align !== NO_VALUE && !isValidAlign(align))))) {
       p = rs;
       break;
     }
@@ -135,7 +139,7 @@ function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void 
     const timeValue = time === NO_VALUE ? NaN : time;
     if (op === 1) {
       const tagIndex = tagEnd > tagStart ? b.internTag(buf, tagStart, tagEnd) : 0;
-      b.addAllocId(buf, idStart, idEnd, idValue, size, stepValue, stream === NO_VALUE ? 0 : stream, tagIndex, timeValue, line);
+      b.addAllocId(buf, idStart, idEnd, idValue, size, stepValue, stream === NO_VALUE ? 0 : stream, tagIndex, timeValue, line, align === NO_VALUE ? DEFAULT_ALIGN_BYTES : align);
     } else {
       b.addFreeId(buf, idStart, idEnd, idValue, stepValue, stream === NO_VALUE ? -1 : stream, timeValue, line);
     }
@@ -147,7 +151,7 @@ function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void 
 }
 
 /**
- * Reads a CSV trace: a header row naming the columns (`op,id,size` required; `step,stream,tag,time`
+ * Reads a CSV trace: a header row naming the columns (`op,id,size` required; `step,stream,tag,time,align`
  * optional, any order; other columns ignored), then one event per row.
  */
 export function readCsv(src: ByteSource, b: TraceBuilder): void {
@@ -159,7 +163,7 @@ export function readCsv(src: ByteSource, b: TraceBuilder): void {
     b.problem({ line: 1, message: 'empty file (expected a CSV header row: op,id,size,…)' });
     return;
   }
-  const col: Record<EventField, number> = { op: -1, id: -1, size: -1, step: -1, stream: -1, tag: -1, time: -1 };
+  const col: Record<EventField, number> = { op: -1, id: -1, size: -1, step: -1, stream: -1, tag: -1, time: -1, align: -1 };
   for (let i = 0; i < sc.count; i++) {
     const name = sc.text(i).trim().toLowerCase() as EventField;
     if (!KNOWN.includes(name)) continue;
@@ -210,6 +214,10 @@ export function readCsv(src: ByteSource, b: TraceBuilder): void {
     if (col.time >= 0) {
       ev.time = sc.number(col.time);
       ev.cols.time = sc.col(col.time);
+    }
+    if (col.align >= 0) {
+      ev.align = sc.number(col.align);
+      ev.cols.align = sc.col(col.align);
     }
     addRawEvent(b, ev, line);
     if (sc.pos > RELEASE_AFTER) sc.release();

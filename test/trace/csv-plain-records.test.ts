@@ -19,6 +19,7 @@ interface Ev {
   stream: number;
   tag: string;
   time: number | null;
+  align: number;
 }
 
 const ids = fc.oneof(
@@ -37,11 +38,11 @@ const traces = fc.array(fc.tuple(fc.boolean(), ids, fc.nat({ max: 2 ** 40 }), fc
     time += dstep;
     if ((isAlloc || live.length === 0) && !live.includes(id)) {
       live.push(id);
-      out.push({ op: 'alloc', id, size, step, stream, tag, time: dstep === 0 ? null : time });
+      out.push({ op: 'alloc', id, size, step, stream, tag, time: dstep === 0 ? null : time, align: 2 ** (size % 31) });
     } else if (live.length > 0) {
       const k = size % live.length;
       const freed = live.splice(k, 1)[0] as string;
-      out.push({ op: 'free', id: freed, size: 0, step, stream: 0, tag: '', time: null });
+      out.push({ op: 'free', id: freed, size: 0, step, stream: 0, tag: '', time: null, align: 0 });
     }
   }
   return out;
@@ -64,7 +65,8 @@ function csv(events: Ev[], columns: string[], style: { crlf: boolean; quoteEvery
     const field = (c: string): string => {
       const v =
         c === 'op' ? e.op : c === 'id' ? e.id : c === 'size' ? (e.op === 'alloc' ? String(e.size) : '') : c === 'step' ? String(e.step)
-        : c === 'stream' ? (e.op === 'alloc' ? String(e.stream) : '') : c === 'tag' ? e.tag : c === 'time' ? (e.time === null ? '' : String(e.time)) : 'x';
+        : c === 'stream' ? (e.op === 'alloc' ? String(e.stream) : '') : c === 'tag' ? e.tag : c === 'time' ? (e.time === null ? '' : String(e.time))
+        : c === 'align' ? (e.op === 'alloc' ? String(e.align) : '') : 'x';
       return needsQuotes(v) || (style.quoteEvery > 0 && k % style.quoteEvery === 0 && v !== '') ? quote(v) : v;
     };
     rows.push(columns.map(field).join(','));
@@ -86,7 +88,7 @@ describe('CSV: plain records and the general path read the same events', () => {
   it('any trace, any column order, quotes, comments, CRLF, any chunk size (fast-check)', () => {
     const dir = tempDir();
     const path = join(dir, 't.csv');
-    const columns = fc.shuffledSubarray(['step', 'stream', 'tag', 'time', 'extra'], { minLength: 0 }).chain((opt) => fc.shuffledSubarray(['op', 'id', 'size', ...opt], { minLength: 3 + opt.length }));
+    const columns = fc.shuffledSubarray(['step', 'stream', 'tag', 'time', 'align', 'extra'], { minLength: 0 }).chain((opt) => fc.shuffledSubarray(['op', 'id', 'size', ...opt], { minLength: 3 + opt.length }));
     fc.assert(
       fc.property(traces, columns, fc.boolean(), fc.nat(4), fc.nat(5), fc.constantFrom(7, 64, 1 << 20), (events, cols, crlf, quoteEvery, commentEvery, chunk) => {
         const { text, lines } = csv(events, cols, { crlf, quoteEvery, commentEvery });
@@ -102,6 +104,7 @@ describe('CSV: plain records and the general path read the same events', () => {
             if (cols.includes('tag')) expect(t.tags[t.tag?.[i] ?? 0]).toBe(e.tag);
             if (cols.includes('stream')) expect(t.stream?.[i] ?? 0).toBe(e.stream);
             if (cols.includes('time')) expect(t.time?.[i] ?? NaN).toBe(e.time ?? NaN);
+            expect(t.align?.[i] ?? 64).toBe(cols.includes('align') ? e.align : 64);
           }
           if (cols.includes('step')) expect(t.step[i]).toBe(e.step);
         });

@@ -6,6 +6,7 @@ import { renderHtmlReport, loadHtmlAssets } from '../../report/html/index.js';
 import { effectiveCapacity, replay, type RunOptions } from '../../sim/run.js';
 import { buildVisualReport, collectVisualRun, visualContext } from '../../sim/visual.js';
 import type { ReplayReport } from '../../sim/report.js';
+import type { CompareReport } from '../../sweep/compare.js';
 import { readTrace } from '../../trace/read.js';
 import { formatBytes, formatHex } from '../../util/bytes.js';
 import { GateFailure } from '../errors.js';
@@ -51,7 +52,7 @@ export function replayCommand(): Command {
     new Command('replay')
       .description('replay a trace through an allocator and report peak usage, fragmentation and OOMs')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
-      .option('-a, --allocator <name>', `allocator: ${listAllocators().map((a) => a.name).join(', ')}`, 'naive')
+      .option('-a, --allocator <name>', `allocator: ${listAllocators().map((a) => a.name).join(', ')}; or NAME[key=value,…] with options`, 'naive')
       .option('-c, --capacity <bytes>', 'device capacity, e.g. 80GiB, 1.5GiB, 2GB (default: the trace meta capacityBytes, else unlimited)')
       .option('-o, --option <key=value>', 'allocator option (repeatable; key=value,key2=value2 also works)', collect, [])
       .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json', 'markdown', 'html']).default('text'))
@@ -104,7 +105,7 @@ Examples:
           if (visual) {
             const collected = collectVisualRun(visual, run);
             result = collected.result;
-            const data = buildVisualReport(visual, [collected.visual], { command: 'replay', capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom });
+            const data = buildVisualReport<CompareReport>(visual, [collected.visual], { command: 'replay', capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom });
             page = renderHtmlReport(data, loadHtmlAssets());
           } else {
             result = replay(trace, run);

@@ -3,8 +3,8 @@ import { FAILED, NO_BLOCK, type AllocatorDefinition, type OnlineAllocator } from
 import { UsageError } from '../errors.js';
 import { OP_ALLOC, type Trace } from '../trace/model.js';
 import type { Contender, ContenderProbe, ContenderProvider } from './contender.js';
-import { replayTrace } from './replay.js';
-import { summarize } from './report.js';
+import { replayTrace } from '../sim/replay.js';
+import { summarize } from '../sim/report.js';
 
 /**
  * Replays the trace only to learn whether it fits: the requests and frees of the full engine

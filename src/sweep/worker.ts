@@ -3,8 +3,8 @@
  * (one row's replay or capacity search) one at a time with plain data.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { runJob, type CompareJob } from './compare-jobs.js';
-import type { WorkerInit, WorkerReply } from './compare-pool.js';
+import { runJob, type CompareJob } from './jobs.js';
+import type { WorkerInit, WorkerReply } from './pool.js';
 import { createContender } from './contenders.js';
 import { traceFromShared } from './shared-trace.js';
 

@@ -1,15 +1,16 @@
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
+import { canonicalConfiguration } from '../util/configuration.js';
 import { VERSION } from '../version.js';
 import type { BaselineComparison } from './compare-baseline.js';
 import type { GateResult } from './compare-gates.js';
 import type { CapacitySearchMode, CapacitySearchResult } from './capacity-search.js';
-import type { CompareJobResult, ContenderRef } from './compare-jobs.js';
-import { defaultWorkerUrl, InThreadRunner, type JobRunner, WorkerPool } from './compare-pool.js';
+import type { CompareJobResult, ContenderRef } from './jobs.js';
+import { defaultWorkerUrl, InThreadRunner, type JobRunner, WorkerPool } from './pool.js';
 import { type Contender, type ContenderKind, createContender, listContenders } from './contenders.js';
-import type { OnOom, OomRecord } from './replay.js';
-import { type ReplaySummary, type TraceInfo, traceInfo } from './report.js';
+import type { OnOom, OomRecord } from '../sim/replay.js';
+import { type ReplaySummary, type TraceInfo, traceInfo } from '../sim/report.js';
 import { shareTrace } from './shared-trace.js';
 
 /** One row of a comparison. */
@@ -56,7 +57,7 @@ export interface CompareReport {
 
 /** How to compare. */
 export interface CompareOptions {
-  /** Registered names (allocators, `plan:*`), or `all` (default). */
+  /** Registered names (allocators, `plan:*`) or configurations (`caching[expandable_segments=true]`), or `all` (default). */
   allocators?: readonly string[] | 'all';
   /** Contenders built by the caller (tests, experiments); they run in this thread. */
   contenders?: readonly Contender[];
@@ -106,7 +107,8 @@ function selectRows(trace: Trace, o: CompareOptions): { names: string[]; skipped
       else names.push(l.name);
     }
   } else {
-    names = [...o.allocators];
+    // Rows are named by their configuration's canonical text (`caching[expandable_segments=true]`).
+    names = o.allocators.map(canonicalConfiguration);
   }
   const all = [...names, ...(o.contenders ?? []).map((c) => c.name)];
   const dup = all.find((n, k) => all.indexOf(n) !== k);
@@ -138,7 +140,7 @@ function makeRunner(trace: Trace, o: CompareOptions, rows: number, build: (ref: 
   if (o.jobs === undefined && trace.length < AUTO_WORKERS_MIN_EVENTS) return inThread(`a small trace (under ${AUTO_WORKERS_MIN_EVENTS} events)`);
   if ((o.contenders ?? []).length > 0) return inThread('contenders built by the caller run in this thread');
   const url = o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
-  if (url === null) return inThread('no built worker entry (dist/sim/compare-worker.js)');
+  if (url === null) return inThread('no built worker entry (dist/sweep/worker.js)');
   try {
     return { runner: new WorkerPool(url, threads, { trace: shareTrace(trace), modules: [...(o.workerModules ?? [])] }) };
   } catch (e) {
@@ -151,7 +153,10 @@ function makeRunner(trace: Trace, o: CompareOptions, rows: number, build: (ref: 
  * asked, searches each one's minimum capacity. Rows run in parallel on worker threads over one
  * shared copy of the trace; the report is the same whatever the threads and their timing.
  */
-export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promise<{ report: CompareReport; execution: CompareExecution }> {
+export async function compareTrace(trace: Trace, given0: CompareOptions = {}): Promise<{ report: CompareReport; execution: CompareExecution }> {
+  const o: CompareOptions = given0.options
+    ? { ...given0, options: Object.fromEntries(Object.entries(given0.options).map(([k, v]) => [canonicalConfiguration(k), v])) }
+    : given0;
   const { names, skipped } = selectRows(trace, o);
   const given = (name: string): Record<string, unknown> => o.options?.[name] ?? {};
   const adHoc = new Map((o.contenders ?? []).map((c) => [c.name, c]));

@@ -1,7 +1,7 @@
 import type { Trace } from '../trace/model.js';
 import { searchMinCapacity, type CapacitySearchMode, type CapacitySearchResult } from './capacity-search.js';
 import { type Contender, type ContenderRun, probeContender } from './contender.js';
-import type { OnOom } from './replay.js';
+import type { OnOom } from '../sim/replay.js';
 
 /** Names a row and its options: what a worker needs to rebuild the contender. */
 export interface ContenderRef {
