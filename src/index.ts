@@ -8,11 +8,11 @@ export { replay, effectiveCapacity, type RunOptions, type RunResult } from './si
 export { replayTrace, type ReplayOptions, type ReplayOutcome, type OomRecord, type StepRecord } from './sim/replay.js';
 export { buildReplayReport, summarize, traceInfo, type ReplayReport, type ReplaySummary, type TraceInfo } from './sim/report.js';
 export { PlacementComparison, type PlacementFidelity, type PlacementMismatch } from './sim/fidelity.js';
-export { compareTrace, DEFAULT_CAPACITY_STEP_BYTES, type CompareEntry, type CompareExecution, type CompareOptions, type CompareReport } from './sim/compare.js';
-export { compareWithBaseline, parseBaseline, type BaselineComparison, type FigureChange } from './sim/compare-baseline.js';
-export { evaluateGates, parseGate, type GateResult, type GateSpec } from './sim/compare-gates.js';
-export { searchMinCapacity, type CapacitySearchResult, type CapacitySearchOptions } from './sim/capacity-search.js';
-export * from './sim/contenders.js';
+export { compareTrace, DEFAULT_CAPACITY_STEP_BYTES, type CompareEntry, type CompareExecution, type CompareOptions, type CompareReport } from './sweep/compare.js';
+export { compareWithBaseline, parseBaseline, type BaselineComparison, type FigureChange } from './sweep/compare-baseline.js';
+export { evaluateGates, parseGate, type GateResult, type GateSpec } from './sweep/compare-gates.js';
+export { searchMinCapacity, type CapacitySearchResult, type CapacitySearchOptions } from './sweep/capacity-search.js';
+export * from './sweep/contenders.js';
 export { buildVisualReport, collectComparedRuns, collectVisualRun, visualContext, type VisualReport, type VisualRun, type VisualSettings, type VisualState } from './sim/visual.js';
 export { renderHtmlReport, loadHtmlAssets, type HtmlAssets } from './report/html/index.js';
 export * from './planners/index.js';

@@ -1,5 +1,5 @@
 import { loadHtmlAssets, renderHtmlReport } from '../report/html/index.js';
-import type { CompareReport } from '../sim/compare.js';
+import type { CompareReport } from '../sweep/compare.js';
 import { buildVisualReport, collectComparedRuns, type VisualSettings, visualContext } from '../sim/visual.js';
 import type { Trace } from '../trace/model.js';
 import { Progress, type ProgressMode } from './io.js';

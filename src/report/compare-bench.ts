@@ -1,4 +1,4 @@
-import type { CompareReport } from '../sim/compare.js';
+import type { CompareReport } from '../sweep/compare.js';
 
 /** One entry of github-action-benchmark's `customSmallerIsBetter` format. */
 export interface BenchEntry {

@@ -1,5 +1,5 @@
-import { describeChange, percentText } from '../sim/compare-gates.js';
-import type { CompareReport } from '../sim/compare.js';
+import { describeChange, percentText } from '../sweep/compare-gates.js';
+import type { CompareReport } from '../sweep/compare.js';
 import { capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableHead, tableRows } from './compare-table.js';
 import { formatBytes, formatCount, nativeLines } from './format.js';
 import { mdCell, mdTable } from './replay-markdown.js';

@@ -1,5 +1,5 @@
-import type { FigureChange } from '../sim/compare-baseline.js';
-import type { CompareEntry, CompareReport } from '../sim/compare.js';
+import type { FigureChange } from '../sweep/compare-baseline.js';
+import type { CompareEntry, CompareReport } from '../sweep/compare.js';
 import { formatBytes, formatCount, formatPercent } from './format.js';
 
 /** A signed percentage with two decimals: `+0.06%`, `-12.50%`. */

@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
-import { describeChange, percentText } from '../sim/compare-gates.js';
-import type { CompareReport } from '../sim/compare.js';
+import { describeChange, percentText } from '../sweep/compare-gates.js';
+import type { CompareReport } from '../sweep/compare.js';
 import { capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableHead, tableRows } from './compare-table.js';
 import { formatBytes, formatCount, painter, type RenderOptions } from './format.js';
 import { explainOom, newTable } from './replay-text.js';

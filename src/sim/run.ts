@@ -1,19 +1,22 @@
 import { UsageError } from '../errors.js';
-import { getAllocator, resolveOptions } from '../allocators/index.js';
+import { allocatorConfiguration, resolveOptions } from '../allocators/index.js';
 import type { OnlineAllocator } from '../allocators/types.js';
 import type { Trace } from '../trace/model.js';
 import { PlacementComparison } from './fidelity.js';
 import { replayTrace, type ReplayOptions, type ReplayOutcome } from './replay.js';
 import { buildReplayReport, type ReplayReport } from './report.js';
+import { chooseStart, type StartMode, startNote } from './start.js';
 
 /** A replay request: which allocator, its options, the capacity, and the engine's options. */
 export interface RunOptions extends ReplayOptions {
-  /** Registered allocator name (default `naive`). */
+  /** Registered allocator name, or a configuration `NAME[key=value,…]` (default `naive`). */
   allocator?: string;
   /** Allocator options, typed or as `--option` text; validated against the registry. */
   options?: Record<string, unknown>;
   /** Device capacity in bytes; default the trace's `meta.capacityBytes`, else unlimited. */
   capacityBytes?: number;
+  /** How a replay of a recorded history starts (see src/sim/start.ts); default: decided from the options. */
+  start?: StartMode;
 }
 
 /** The report of a replay plus the live objects, for callers that look further (plots, tests). */
@@ -32,18 +35,20 @@ export function effectiveCapacity(trace: Trace, capacityBytes?: number): number 
 
 /** Replays a trace through a registered allocator and builds the `memsim.replay/1` report. */
 export function replay(trace: Trace, run: RunOptions = {}): RunResult {
-  const def = getAllocator(run.allocator ?? 'naive');
-  const resolved = resolveOptions(def, run.options ?? {}, trace);
+  const { def, options } = allocatorConfiguration(run.allocator ?? 'naive', run.options ?? {});
+  const resolved = resolveOptions(def, options, trace);
   if (def.needsRecordedHistory && !trace.recorded) {
     throw new UsageError(`allocator "${def.name}" needs a trace with a recorded history`);
   }
   const capacity = effectiveCapacity(trace, run.capacityBytes);
-  const allocator = def.create(resolved.values as never, { capacityBytes: capacity, trace });
+  const start = chooseStart(def, resolved.values, trace, run.start);
+  const allocator = def.create(resolved.values as never, { capacityBytes: capacity, trace, ...(start ? { start: start.mode } : {}) });
   // A simulation of a recorded history is compared with it (an allocator that replays the history
   // itself has nothing to compare).
   const comparison = !def.needsRecordedHistory && PlacementComparison.applies(trace) ? new PlacementComparison(trace) : undefined;
   const outcome = replayTrace(trace, allocator, capacity, comparison ? { ...run, onPlacement: comparison.chain(run.onPlacement) } : run);
-  const notes = [...resolved.notes, ...(trace.recorded?.notes ?? []), ...(allocator.notes?.() ?? [])];
+  const said = def.needsRecordedHistory ? undefined : startNote(start, trace, def.name);
+  const notes = [...resolved.notes, ...(said ? [said] : []), ...(trace.recorded?.notes ?? []), ...(allocator.notes?.() ?? [])];
   const report = buildReplayReport(
     trace,
     { name: def.name, options: resolved.values, stats: allocator.stats() },
@@ -51,6 +56,7 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
     outcome,
     notes,
   );
+  if (start) report['start'] = start;
   for (const [key, value] of Object.entries(allocator.reportSections?.() ?? {})) {
     if (!(key in report)) report[key] = value;
   }

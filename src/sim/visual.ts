@@ -1,10 +1,11 @@
-import { getAllocator, listAllocators } from '../allocators/index.js';
+import { allocatorConfiguration, listAllocators } from '../allocators/index.js';
+import { parseConfiguration } from '../util/configuration.js';
 import { OP_ALLOC, type Trace } from '../trace/model.js';
 import { VERSION } from '../version.js';
-import type { CompareReport } from './compare.js';
 import type { OnOom, OomRecord } from './replay.js';
 import { type ReplaySummary, type TraceInfo, traceInfo } from './report.js';
 import { replay, type RunOptions, type RunResult } from './run.js';
+import type { StartMode } from './start.js';
 import { TimelineSampler } from './timeline.js';
 import { compactState, type CompactState, NameTable } from './visual-state.js';
 
@@ -82,7 +83,7 @@ export const DEFAULT_VISUAL_SETTINGS: VisualSettings = {
 };
 
 /** `memsim.visual/1`: everything the HTML report shows, assembled once, rendered by a pure function. */
-export interface VisualReport {
+export interface VisualReport<C extends ComparedRows = ComparedRows> {
   schema: 'memsim.visual/1';
   tool: { name: 'memsim'; version: string };
   /** The command that made it: `replay`, `compare`, `report`. */
@@ -96,7 +97,7 @@ export interface VisualReport {
   stepMarks: { event: number[]; step: number[]; isComplete: boolean };
   runs: VisualRun[];
   /** The comparison (tables, gates, baseline), when the report comes from one. */
-  compare: CompareReport | null;
+  compare: C | null;
   tags: string[];
   kinds: string[];
   settings: VisualSettings;
@@ -203,7 +204,7 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions & { allocat
   states.sort((a, b) => a.event - b.event || (a.reason === 'oom' ? 0 : 1) - (b.reason === 'oom' ? 0 : 1));
   const visual: VisualRun = {
     name: report.allocator.name,
-    kind: getAllocator(run.allocator).needsRecordedHistory ? 'recorded' : 'allocator',
+    kind: allocatorConfiguration(run.allocator ?? 'naive').def.needsRecordedHistory ? 'recorded' : 'allocator',
     options: report.allocator.options,
     completed: report.completed,
     summary: report.summary,
@@ -217,6 +218,14 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions & { allocat
   return { result, visual };
 }
 
+/** What {@link collectComparedRuns} reads of a comparison (`memsim.compare/1`, built in `src/sweep/`). */
+export interface ComparedRows {
+  /** `start`: how the row's replay of a recorded history started (replayed again the same way). */
+  allocators: readonly { name: string; kind: string; start?: { mode: StartMode; isAsked: boolean } | null }[];
+  capacityBytes: number | null;
+  onOom: OnOom;
+}
+
 /**
  * The runs of a comparison's rows that replay event by event (registered allocators, including the
  * recorded history), in the comparison's order, with the same options, capacity and OOM policy.
@@ -224,16 +233,18 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions & { allocat
  */
 export function collectComparedRuns(
   ctx: VisualContext,
-  compare: CompareReport,
+  compare: ComparedRows,
   given: Record<string, Record<string, unknown>>,
   onProgress?: (done: number, total: number) => void,
 ): VisualRun[] {
   const registered = new Set(listAllocators().map((d) => d.name));
-  const rows = compare.allocators.filter((e) => e.kind !== 'planner' && registered.has(e.name));
+  const rows = compare.allocators.filter((e) => e.kind !== 'planner' && registered.has(parseConfiguration(e.name).name));
   return rows.map((e, k) => {
-    const { visual } = collectVisualRun(ctx, { allocator: e.name, options: given[e.name] ?? {}, capacityBytes: compare.capacityBytes ?? Infinity, onOom: compare.onOom });
+    const start = e.start?.isAsked ? { start: e.start.mode } : {};
+    const { visual } = collectVisualRun(ctx, { allocator: e.name, options: given[e.name] ?? {}, capacityBytes: compare.capacityBytes ?? Infinity, onOom: compare.onOom, ...start });
     onProgress?.(k + 1, rows.length);
-    return visual;
+    // A variant (`caching[expandable_segments=true]`) keeps its row's name.
+    return { ...visual, name: e.name };
   });
 }
 
@@ -271,11 +282,11 @@ function stepMarks(trace: Trace, max: number): VisualReport['stepMarks'] {
 }
 
 /** Assembles `memsim.visual/1` from the collected runs. */
-export function buildVisualReport(
+export function buildVisualReport<C extends ComparedRows = ComparedRows>(
   ctx: VisualContext,
   runs: VisualRun[],
-  o: { command: string; capacityBytes: number; onOom: OnOom; compare?: CompareReport | null; notes?: string[] },
-): VisualReport {
+  o: { command: string; capacityBytes: number; onOom: OnOom; compare?: C | null; notes?: string[] },
+): VisualReport<C> {
   const { trace, settings } = ctx;
   return {
     schema: 'memsim.visual/1',

@@ -1,4 +1,5 @@
 import type { TraceBuilder } from './builder.js';
+import { DEFAULT_ALIGN_BYTES, MAX_ALIGN_BYTES } from './model.js';
 
 const encoder = new TextEncoder();
 
@@ -23,17 +24,23 @@ export class RawEvent {
   stream: unknown = undefined;
   tag: unknown = undefined;
   time: unknown = undefined;
+  align: unknown = undefined;
   /** 1-based column where each field's value starts (0 when the reader does not know it). */
-  readonly cols: Record<EventField, number> = { op: 0, id: 0, size: 0, step: 0, stream: 0, tag: 0, time: 0 };
+  readonly cols: Record<EventField, number> = { op: 0, id: 0, size: 0, step: 0, stream: 0, tag: 0, time: 0, align: 0 };
 
   reset(): void {
-    this.op = this.id = this.size = this.step = this.stream = this.tag = this.time = undefined;
+    this.op = this.id = this.size = this.step = this.stream = this.tag = this.time = this.align = undefined;
     const c = this.cols;
-    c.op = c.id = c.size = c.step = c.stream = c.tag = c.time = 0;
+    c.op = c.id = c.size = c.step = c.stream = c.tag = c.time = c.align = 0;
   }
 }
 
-export type EventField = 'op' | 'id' | 'size' | 'step' | 'stream' | 'tag' | 'time';
+export type EventField = 'op' | 'id' | 'size' | 'step' | 'stream' | 'tag' | 'time' | 'align';
+
+/** True for an alignment an event may ask for: a power of two from 1 to 2^30. */
+export function isValidAlign(v: number): boolean {
+  return Number.isInteger(v) && v >= 1 && v <= MAX_ALIGN_BYTES && (v & (v - 1)) === 0;
+}
 
 /** Fills a {@link RawEvent} from an already-parsed object (first JSONL line, bare arrays of objects). */
 export function rawFromObject(obj: Record<string, unknown>, ev: RawEvent): void {
@@ -45,6 +52,7 @@ export function rawFromObject(obj: Record<string, unknown>, ev: RawEvent): void 
   ev.stream = obj['stream'];
   ev.tag = obj['tag'];
   ev.time = obj['time'];
+  ev.align = obj['align'];
 }
 
 function describe(v: unknown): string {
@@ -119,6 +127,14 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
   if (size < 0) return bad('size', `size must not be negative, got ${size}`);
   if (!Number.isSafeInteger(size)) return bad('size', `size ${size} is larger than 2^53-1 bytes`);
 
+  let align = DEFAULT_ALIGN_BYTES;
+  if (ev.align !== undefined && ev.align !== null) {
+    if (typeof ev.align !== 'number' || !isValidAlign(ev.align)) {
+      return bad('align', `align must be a power of two from 1 to 2^30 bytes, got ${describe(ev.align)}`);
+    }
+    align = ev.align;
+  }
+
   let tagIndex = 0;
   if (ev.tag === IN_BYTES) {
     tagIndex = b.internTag(ev.buf, ev.tagStart, ev.tagEnd);
@@ -127,9 +143,9 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
     tagIndex = b.internTagString(ev.tag);
   }
   if (rawId === IN_BYTES) {
-    b.addAllocBytes(ev.buf, ev.idStart, ev.idEnd, size, step ?? NaN, stream ?? 0, tagIndex, time ?? NaN, line);
+    b.addAllocBytes(ev.buf, ev.idStart, ev.idEnd, size, step ?? NaN, stream ?? 0, tagIndex, time ?? NaN, line, align);
   } else {
     const bytes = encoder.encode(id);
-    b.addAllocBytes(bytes, 0, bytes.length, size, step ?? NaN, stream ?? 0, tagIndex, time ?? NaN, line);
+    b.addAllocBytes(bytes, 0, bytes.length, size, step ?? NaN, stream ?? 0, tagIndex, time ?? NaN, line, align);
   }
 }

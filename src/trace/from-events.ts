@@ -11,6 +11,8 @@ export interface EventObject {
   stream?: number;
   tag?: string;
   time?: number;
+  /** Alignment asked for, in bytes (default 64). */
+  align?: number;
 }
 
 /**

@@ -10,6 +10,10 @@ import type { IdTable } from './id-table.js';
 
 export const OP_ALLOC = 0;
 export const OP_FREE = 1;
+/** The alignment of an allocation whose event names none (TensorFlow's `Allocator::kAllocatorAlignment`). */
+export const DEFAULT_ALIGN_BYTES = 64;
+/** The largest alignment an event may ask for. */
+export const MAX_ALIGN_BYTES = 2 ** 30;
 
 /** Free-form description of a trace; `capacityBytes` is the default `--capacity`. */
 export interface TraceMeta {
@@ -68,6 +72,12 @@ export interface Trace {
   tag: Uint32Array | null;
   /** Timestamp per event, or null when no event has one. */
   time: Float64Array | null;
+  /**
+   * Alignment in bytes asked for by each alloc event (0 on frees), or null when every alloc asks for
+   * the default {@link DEFAULT_ALIGN_BYTES}. Allocators that align as the real one did read it
+   * (`lifetime-pool`); the others ignore it.
+   */
+  align: Uint32Array | null;
   /** 1-based source line per event (0 when the event was synthesized, e.g. reconstructed). */
   line: Uint32Array;
   /** Interned tags; `tags[0]` is the empty string. */

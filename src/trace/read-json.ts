@@ -16,6 +16,7 @@ const enum Key {
   Stream,
   Tag,
   Time,
+  Align,
 }
 
 /**
@@ -48,6 +49,8 @@ function readKey(sc: JsonScanner): Key {
       if (bytesEqual(b, start, 'step')) return Key.Step;
       if (bytesEqual(b, start, 'time')) return Key.Time;
       return Key.Unknown;
+    case 5:
+      return bytesEqual(b, start, 'align') ? Key.Align : Key.Unknown;
     case 6:
       return bytesEqual(b, start, 'stream') ? Key.Stream : Key.Unknown;
     default:
@@ -69,6 +72,7 @@ function keyFromString(k: string): Key {
     case 'stream': return Key.Stream;
     case 'tag': return Key.Tag;
     case 'time': return Key.Time;
+    case 'align': return Key.Align;
     default: return Key.Unknown;
   }
 }
@@ -123,6 +127,7 @@ export function parseEventObject(sc: JsonScanner, ev: RawEvent): void {
         }
         break;
       case Key.Time: ev.time = sc.parseValue(); break;
+      case Key.Align: ev.align = sc.parseValue(); break;
       default: sc.skipValue();
     }
     c = sc.ws();

@@ -1,12 +1,13 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { OP_ALLOC, type Trace, type TraceMeta } from './model.js';
+import { DEFAULT_ALIGN_BYTES, OP_ALLOC, type Trace, type TraceMeta } from './model.js';
 
 /** Output formats memsim writes. */
 export type WriteFormat = 'json' | 'jsonl' | 'csv';
 
 /** Receives events one at a time (generators, converters). */
 export interface EventSink {
-  alloc(id: string, sizeBytes: number, step: number, tag?: string, stream?: number, time?: number): void;
+  /** `alignBytes`: the alignment asked for (default {@link DEFAULT_ALIGN_BYTES}). */
+  alloc(id: string, sizeBytes: number, step: number, tag?: string, stream?: number, time?: number, alignBytes?: number): void;
   free(id: string, step: number, stream?: number, time?: number): void;
 }
 
@@ -45,22 +46,24 @@ export class TraceWriter implements EventSink {
   private first = true;
   private readonly hasStream: boolean;
   private readonly hasTime: boolean;
+  private readonly hasAlign: boolean;
 
   /**
    * @param path file to write, or `-` for standard output
-   * @param columns optional columns to include in CSV (stream, time)
+   * @param columns optional columns to include in CSV (stream, time, align)
    */
   constructor(
     path: string,
     readonly format: WriteFormat,
     meta: TraceMeta,
-    columns: { stream?: boolean; time?: boolean } = {},
+    columns: { stream?: boolean; time?: boolean; align?: boolean } = {},
   ) {
     this.ownsFd = path !== '-';
     this.fd = this.ownsFd ? openSync(path, 'w') : 1;
     this.out = new BufferedOut(this.fd);
     this.hasStream = columns.stream ?? false;
     this.hasTime = columns.time ?? false;
+    this.hasAlign = columns.align ?? false;
     const header = { format: 'memsim-trace', version: 1, meta };
     if (format === 'json') {
       this.out.write(`{"format":"memsim-trace","version":1,"meta":${JSON.stringify(meta)},"events":[\n`);
@@ -68,7 +71,7 @@ export class TraceWriter implements EventSink {
       this.out.write(JSON.stringify(header) + '\n');
     } else {
       if (meta.name) this.out.write(`# ${String(meta.name).replace(/\n/g, ' ')}\n`);
-      this.out.write(`op,id,size,step,tag${this.hasStream ? ',stream' : ''}${this.hasTime ? ',time' : ''}\n`);
+      this.out.write(`op,id,size,step,tag${this.hasStream ? ',stream' : ''}${this.hasTime ? ',time' : ''}${this.hasAlign ? ',align' : ''}\n`);
     }
   }
 
@@ -81,11 +84,12 @@ export class TraceWriter implements EventSink {
     this.first = false;
   }
 
-  alloc(id: string, sizeBytes: number, step: number, tag?: string, stream?: number, time?: number): void {
+  alloc(id: string, sizeBytes: number, step: number, tag?: string, stream?: number, time?: number, alignBytes?: number): void {
     if (this.format === 'csv') {
       let row = `alloc,${csvField(id)},${sizeBytes},${step},${tag === undefined ? '' : csvField(tag)}`;
       if (this.hasStream) row += `,${stream ?? 0}`;
       if (this.hasTime) row += `,${time ?? ''}`;
+      if (this.hasAlign) row += `,${alignBytes ?? DEFAULT_ALIGN_BYTES}`;
       this.out.write(row + '\n');
       return;
     }
@@ -93,6 +97,7 @@ export class TraceWriter implements EventSink {
     if (tag !== undefined) s += `,"tag":${JSON.stringify(tag)}`;
     if (stream !== undefined && stream !== 0) s += `,"stream":${stream}`;
     if (time !== undefined) s += `,"time":${time}`;
+    if (alignBytes !== undefined && alignBytes !== DEFAULT_ALIGN_BYTES) s += `,"align":${alignBytes}`;
     this.jsonEvent(s + '}');
   }
 
@@ -101,6 +106,7 @@ export class TraceWriter implements EventSink {
       let row = `free,${csvField(id)},,${step},`;
       if (this.hasStream) row += `,${stream ?? 0}`;
       if (this.hasTime) row += `,${time ?? ''}`;
+      if (this.hasAlign) row += ',';
       this.out.write(row + '\n');
       return;
     }
@@ -120,7 +126,7 @@ export class TraceWriter implements EventSink {
 
 /** Writes a whole in-memory trace (for `memsim convert`). */
 export function writeTrace(trace: Trace, path: string, format: WriteFormat): void {
-  const w = new TraceWriter(path, format, trace.meta, { stream: trace.stream !== null, time: trace.time !== null });
+  const w = new TraceWriter(path, format, trace.meta, { stream: trace.stream !== null, time: trace.time !== null, align: trace.align !== null });
   for (let i = 0; i < trace.length; i++) {
     const a = trace.alloc[i] as number;
     const id = trace.ids.get(a);
@@ -130,7 +136,8 @@ export function writeTrace(trace: Trace, path: string, format: WriteFormat): voi
     const time = Number.isNaN(t) ? undefined : t;
     if (trace.op[i] === OP_ALLOC) {
       const tagIndex = trace.tag ? (trace.tag[i] as number) : 0;
-      w.alloc(id, trace.size[i] as number, step, tagIndex > 0 ? trace.tags[tagIndex] : undefined, stream, time);
+      const align = trace.align ? (trace.align[i] as number) : undefined;
+      w.alloc(id, trace.size[i] as number, step, tagIndex > 0 ? trace.tags[tagIndex] : undefined, stream, time, align);
     } else {
       w.free(id, step, stream, time);
     }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { searchMinCapacity } from '../../src/sim/capacity-search.js';
+import { searchMinCapacity } from '../../src/sweep/capacity-search.js';
 
 const KiB = 1024;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { compareTrace } from '../../src/sim/compare.js';
+import { compareTrace } from '../../src/sweep/compare.js';
 import { replay } from '../../src/sim/run.js';
 import { alloc, free, KiB, MiB, traceFromEvents } from '../helpers.js';
 import { needsHistory, registerFakes, sixtyPercent } from './fakes.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareBenchEntries, renderCompareMarkdown, renderCompareText } from '../../src/report/index.js';
-import { compareWithBaseline, parseBaseline } from '../../src/sim/compare-baseline.js';
-import { compareTrace, type CompareReport } from '../../src/sim/compare.js';
-import { plannerContenders, registerContenderProvider } from '../../src/sim/contenders.js';
+import { compareWithBaseline, parseBaseline } from '../../src/sweep/compare-baseline.js';
+import { compareTrace, type CompareReport } from '../../src/sweep/compare.js';
+import { plannerContenders, registerContenderProvider } from '../../src/sweep/contenders.js';
 import { UsageError } from '../../src/errors.js';
 import type { Trace } from '../../src/trace/model.js';
 import { alloc, free, KiB, MiB, traceFromEvents } from '../helpers.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderJson } from '../../src/report/index.js';
-import { compareTrace } from '../../src/sim/compare.js';
-import { defaultWorkerUrl } from '../../src/sim/compare-pool.js';
-import { shareTrace } from '../../src/sim/shared-trace.js';
+import { compareTrace } from '../../src/sweep/compare.js';
+import { defaultWorkerUrl } from '../../src/sweep/pool.js';
+import { shareTrace } from '../../src/sweep/shared-trace.js';
 import { alloc, free, KiB, traceFromEvents, type EventObject } from '../helpers.js';
 import { NAIVE_COPIES, registerNaiveCopies } from './fakes.js';
 
@@ -31,7 +31,7 @@ const workerUrl = defaultWorkerUrl();
 const modules = [new URL('./naive-copies.mjs', import.meta.url).href];
 const rows = ['naive', ...NAIVE_COPIES];
 const options = { 'naive-b': { page: '64KiB' }, 'naive-c': { page: '4MiB' }, 'naive-d': { alignment: '4KiB' } };
-if (!workerUrl) console.warn('compare-workers: dist/sim/compare-worker.js is not built (npm run build): worker runs are skipped');
+if (!workerUrl) console.warn('compare-workers: dist/sweep/worker.js is not built (npm run build): worker runs are skipped');
 
 describe.skipIf(!workerUrl)('compare on worker threads', () => {
   it('gives byte-identical JSON in one thread and on 2, 3 or 4 workers, whatever the row order', async () => {

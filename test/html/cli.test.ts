@@ -2,16 +2,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import type { CompareReport } from '../../src/sweep/compare.js';
 import type { VisualReport } from '../../src/sim/visual.js';
 import { ROOT, runCli, tempDir } from '../helpers.js';
 
 const training = join(ROOT, 'traces', 'training.json');
 const fragmentation = join(ROOT, 'traces', 'fragmentation.csv');
 
-function unpack(html: string): VisualReport {
+function unpack(html: string): VisualReport<CompareReport> {
   const m = /id="memsim-data" data-encoding="gzip\+base64">([\s\S]*?)<\/script>/.exec(html);
   if (!m) throw new Error('no data element');
-  return JSON.parse(gunzipSync(Buffer.from((m[1] as string).replace(/\s+/g, ''), 'base64')).toString('utf8')) as VisualReport;
+  return JSON.parse(gunzipSync(Buffer.from((m[1] as string).replace(/\s+/g, ''), 'base64')).toString('utf8')) as VisualReport<CompareReport>;
 }
 
 describe('memsim report', () => {

@@ -4,7 +4,7 @@ import { loadHtmlAssets, renderHtmlReport } from '../../src/report/html/index.js
 import { CLIENT_CHARTS_JS } from '../../src/report/html/client-charts.js';
 import { CLIENT_CORE_JS } from '../../src/report/html/client-core.js';
 import { CLIENT_STATE_JS } from '../../src/report/html/client-state.js';
-import { compareTrace } from '../../src/sim/compare.js';
+import { compareTrace } from '../../src/sweep/compare.js';
 import { buildVisualReport, collectComparedRuns, type VisualReport, visualContext } from '../../src/sim/visual.js';
 import { alloc, free, MiB, traceFromEvents } from '../helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareTrace } from '../../src/sim/compare.js';
+import { compareTrace } from '../../src/sweep/compare.js';
 import { buildVisualReport, collectComparedRuns, collectVisualRun, sampleEvents, visualContext } from '../../src/sim/visual.js';
 import { alloc, free, MiB, traceFromEvents } from '../helpers.js';
 

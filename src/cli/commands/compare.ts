@@ -3,11 +3,12 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { renderCompareBench, renderCompareMarkdown, renderCompareText, renderJson } from '../../report/index.js';
-import { compareWithBaseline, parseBaseline } from '../../sim/compare-baseline.js';
-import { evaluateGates, type GateSpec, parseGate, parseRatio } from '../../sim/compare-gates.js';
-import { compareTrace, type CompareReport } from '../../sim/compare.js';
-import { knownContenders } from '../../sim/contenders.js';
+import { compareWithBaseline, parseBaseline } from '../../sweep/compare-baseline.js';
+import { evaluateGates, type GateSpec, parseGate, parseRatio } from '../../sweep/compare-gates.js';
+import { compareTrace, type CompareReport } from '../../sweep/compare.js';
+import { knownContenders } from '../../sweep/contenders.js';
 import { readTrace } from '../../trace/read.js';
+import { canonicalConfiguration, splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
 import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
 import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
@@ -28,6 +29,7 @@ const schema = z.object({
   maxRegression: z.string().optional(),
   failOn: z.array(z.string()).default([]),
   onOom: z.enum(['stop', 'continue']).default('stop'),
+  start: z.enum(['recorded', 'fresh']).optional(),
   jobs: intArg.refine((n) => n >= 1, 'must be at least 1').optional(),
   ...traceInputFields,
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
@@ -38,11 +40,12 @@ const schema = z.object({
 export function optionsByRow(flags: readonly string[]): Record<string, Record<string, string>> {
   const out: Record<string, Record<string, string>> = {};
   for (const [key, value] of Object.entries(parseOptionPairs(flags))) {
-    const dot = key.indexOf('.');
+    // A variant's name may hold dots of its own (`caching[garbage_collection_threshold=0.6].key`).
+    const dot = key.indexOf('.', key.lastIndexOf(']') + 1);
     if (dot <= 0 || dot === key.length - 1) {
       throw new UsageError(`--option in compare names the allocator: allocator.key=value (e.g. naive.page=4KiB), got "${key}=${value}"`);
     }
-    (out[key.slice(0, dot)] ??= {})[key.slice(dot + 1)] = value;
+    (out[canonicalConfiguration(key.slice(0, dot))] ??= {})[key.slice(dot + 1)] = value;
   }
   return out;
 }
@@ -74,7 +77,7 @@ export function compareCommand(): Command {
     new Command('compare')
       .description('replay a trace through several allocators side by side: peak usage, fragmentation, OOMs, minimum capacity, CI gates')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
-      .option('-a, --allocators <list>', `comma-separated names, or all (known: ${knownContenders().join(', ')})`, 'all')
+      .option('-a, --allocators <list>', `comma-separated names or variants NAME[key=value,…], or all (known: ${knownContenders().join(', ')})`, 'all')
       .option('-o, --option <alloc.key=value>', 'an option of one allocator, e.g. naive.page=4KiB (repeatable)', collect, [])
       .option('-c, --capacity <bytes>', 'device capacity of every replay (default: the trace meta capacityBytes, else unlimited)')
       .option('--min-capacity', 'search each allocator\'s smallest capacity at which the whole trace replays without OOM')
@@ -87,6 +90,7 @@ export function compareCommand(): Command {
       .option('--max-regression <ratio>', 'allowed worsening against the baseline, e.g. 5% or 0.05; fails the run beyond it (default 0%)')
       .option('--fail-on <condition>', 'exit 1 when: oom | regression | fragmentation>0.3 | internal-fragmentation>X | external-fragmentation>X | overhead>X (repeatable)', collect, [])
       .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
+      .addOption(new Option('--start <mode>', 'replays of a recorded history (snapshot, log): start from the recorded layout, or fresh with the live blocks allocated first (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
       .option('-j, --jobs <n>', 'worker threads (default: the number of cores, or 1 for traces under 50,000 events; 1 runs in this thread)')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
       .option('--no-color', 'no colours in the text report')
@@ -115,7 +119,7 @@ Examples:
           throw new UsageError(`${o.maxRegression !== undefined ? '--max-regression' : '--fail-on regression'} needs --baseline FILE (a memsim.compare/1 JSON report)`);
         }
         const baseline = o.baseline !== undefined ? parseBaseline(readBaseline(o.baseline), o.baseline) : undefined;
-        const allocators = o.allocators.trim() === 'all' ? 'all' : o.allocators.split(',').map((s) => s.trim()).filter((s) => s !== '');
+        const allocators = o.allocators.trim() === 'all' ? 'all' : splitConfigurations(o.allocators);
         if (allocators !== 'all' && allocators.length === 0) throw new UsageError('--allocators: no allocator named');
 
         const trace = readTrace(tracePath, readOptions(o));
@@ -127,6 +131,7 @@ Examples:
             options: optionsByRow(o.option),
             ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
             onOom: o.onOom,
+            ...(o.start ? { start: o.start } : {}),
             minCapacity: o.minCapacity,
             capacityStepBytes: o.capacityStep,
             capacitySearch: o.capacitySearch,

@@ -6,6 +6,7 @@ import { renderHtmlReport, loadHtmlAssets } from '../../report/html/index.js';
 import { effectiveCapacity, replay, type RunOptions } from '../../sim/run.js';
 import { buildVisualReport, collectVisualRun, visualContext } from '../../sim/visual.js';
 import type { ReplayReport } from '../../sim/report.js';
+import type { CompareReport } from '../../sweep/compare.js';
 import { readTrace } from '../../trace/read.js';
 import { formatBytes, formatHex } from '../../util/bytes.js';
 import { GateFailure } from '../errors.js';
@@ -22,6 +23,7 @@ const schema = z.object({
   placements: z.string().optional(),
   onOom: z.enum(['stop', 'continue']).default('stop'),
   allowOom: z.boolean().default(false),
+  start: z.enum(['recorded', 'fresh']).optional(),
   ...traceInputFields,
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
   color: z.boolean().default(true),
@@ -51,7 +53,7 @@ export function replayCommand(): Command {
     new Command('replay')
       .description('replay a trace through an allocator and report peak usage, fragmentation and OOMs')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
-      .option('-a, --allocator <name>', `allocator: ${listAllocators().map((a) => a.name).join(', ')}`, 'naive')
+      .option('-a, --allocator <name>', `allocator: ${listAllocators().map((a) => a.name).join(', ')}; or NAME[key=value,…] with options`, 'naive')
       .option('-c, --capacity <bytes>', 'device capacity, e.g. 80GiB, 1.5GiB, 2GB (default: the trace meta capacityBytes, else unlimited)')
       .option('-o, --option <key=value>', 'allocator option (repeatable; key=value,key2=value2 also works)', collect, [])
       .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json', 'markdown', 'html']).default('text'))
@@ -59,6 +61,7 @@ export function replayCommand(): Command {
       .option('--placements <file>', 'write CSV event,id,address,sizeBytes,allocatedBytes for every served allocation')
       .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
       .option('--allow-oom', 'exit 0 even when the replay hits an OOM')
+      .addOption(new Option('--start <mode>', 'replays of a recorded history (snapshot, log): start from the recorded layout, or fresh with the live blocks allocated first (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
       .option('--oom-dump <mode>', 'native OOM text in the text report: compact, full or none', 'compact')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
       .option('--no-color', 'no colours in the text report')
@@ -70,7 +73,8 @@ Examples:
   $ memsim replay traces/training.json --allocator naive --capacity 12GiB --format json --output report.json
   $ memsim replay traces/fragmentation.csv --capacity 1GiB --on-oom continue --allow-oom --format html --output oom.html
   $ memsim replay traces/inference.jsonl --placements placements.csv --format markdown >> "$GITHUB_STEP_SUMMARY"
-  $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc`,
+  $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc
+  $ memsim replay snap.pickle --allocator caching --option expandable_segments=true --start fresh`,
       )
       .action((tracePath: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);
@@ -93,6 +97,7 @@ Examples:
             options: parseOptionPairs(o.option),
             ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
             onOom: o.onOom,
+            ...(o.start ? { start: o.start } : {}),
             onProgress: (done, total) => progress.update(done, total),
             ...(placements
               ? {
@@ -104,7 +109,7 @@ Examples:
           if (visual) {
             const collected = collectVisualRun(visual, run);
             result = collected.result;
-            const data = buildVisualReport(visual, [collected.visual], { command: 'replay', capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom });
+            const data = buildVisualReport<CompareReport>(visual, [collected.visual], { command: 'replay', capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom });
             page = renderHtmlReport(data, loadHtmlAssets());
           } else {
             result = replay(trace, run);

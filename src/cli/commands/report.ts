@@ -1,9 +1,10 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
-import { compareTrace } from '../../sim/compare.js';
-import { knownContenders } from '../../sim/contenders.js';
+import { compareTrace } from '../../sweep/compare.js';
+import { knownContenders } from '../../sweep/contenders.js';
 import { readTrace } from '../../trace/read.js';
+import { splitConfigurations } from '../../util/configuration.js';
 import { comparisonPage } from '../html.js';
 import { htmlDestination, Progress, type ProgressMode, writeOutput } from '../io.js';
 import { bytesArg, collect, intArg, parseOptions } from '../options.js';
@@ -16,6 +17,7 @@ const schema = z.object({
   capacity: bytesArg.optional(),
   output: z.string().optional(),
   onOom: z.enum(['stop', 'continue']).default('stop'),
+  start: z.enum(['recorded', 'fresh']).optional(),
   states: intArg.refine((n) => n <= 1000, 'at most 1000').default(32),
   timelinePoints: intArg.refine((n) => n >= 100 && n <= 100_000, 'between 100 and 100000').default(4000),
   jobs: intArg.refine((n) => n >= 1, 'must be at least 1').optional(),
@@ -28,11 +30,12 @@ export function reportCommand(): Command {
     new Command('report')
       .description('write a self-contained HTML report: memory over time, allocator states drawn to scale, per-step peaks, tables, OOMs')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
-      .option('-a, --allocators <list>', `comma-separated names, or all (known: ${knownContenders().join(', ')})`, 'all')
+      .option('-a, --allocators <list>', `comma-separated names or variants NAME[key=value,…], or all (known: ${knownContenders().join(', ')})`, 'all')
       .option('-o, --option <alloc.key=value>', 'an option of one allocator, e.g. naive.page=4KiB (repeatable)', collect, [])
       .option('-c, --capacity <bytes>', 'device capacity of every replay (default: the trace meta capacityBytes, else unlimited)')
       .option('--output <file>', 'the HTML file to write (default: stdout, when it is not a terminal)')
       .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
+      .addOption(new Option('--start <mode>', 'replays of a recorded history (snapshot, log): start from the recorded layout, or fresh with the live blocks allocated first (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
       .option('--states <n>', 'allocator states captured at evenly spaced events, for picking on the timeline (besides the peaks and OOMs)', '32')
       .option('--timeline-points <n>', 'points per allocator on the timeline', '4000')
       .option('-j, --jobs <n>', 'worker threads for the comparison table')
@@ -52,7 +55,7 @@ Examples:
       .action(async (tracePath: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);
         htmlDestination(o.output);
-        const allocators = o.allocators.trim() === 'all' ? 'all' : o.allocators.split(',').map((s) => s.trim()).filter((s) => s !== '');
+        const allocators = o.allocators.trim() === 'all' ? 'all' : splitConfigurations(o.allocators);
         if (allocators !== 'all' && allocators.length === 0) throw new UsageError('--allocators: no allocator named');
         const trace = readTrace(tracePath, readOptions(o));
         const given = optionsByRow(o.option);
@@ -64,6 +67,7 @@ Examples:
             options: given,
             ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
             onOom: o.onOom,
+            ...(o.start ? { start: o.start } : {}),
             ...(o.jobs !== undefined ? { jobs: o.jobs } : {}),
             onProgress: (done, total) => progress.update(done, total, 'allocators'),
           });

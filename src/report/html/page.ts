@@ -1,3 +1,4 @@
+import type { CompareReport } from '../../sweep/compare.js';
 import type { VisualReport } from '../../sim/visual.js';
 import type { HtmlAssets } from './assets.js';
 import { CLIENT_CHARTS_JS } from './client-charts.js';
@@ -19,7 +20,7 @@ const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-i
  * and many blocks compresses about tenfold, and a browser reads a smaller page faster; the page
  * unpacks it with its own DecompressionStream. gzip at a fixed level gives the same bytes every run.
  */
-export function packData(d: VisualReport): string {
+export function packData(d: VisualReport<CompareReport>): string {
   const b64 = gzipSync(JSON.stringify(d), { level: 9 }).toString('base64');
   const lines: string[] = [];
   for (let k = 0; k < b64.length; k += 120) lines.push(b64.slice(k, k + 120));
@@ -37,7 +38,7 @@ function licenseComment(a: HtmlAssets): string {
  * inlined uPlot and the page's own script from the data embedded in the page ({@link packData}).
  * Pure: the same data and assets give the same bytes.
  */
-export function renderHtmlReport(d: VisualReport, assets: HtmlAssets): string {
+export function renderHtmlReport(d: VisualReport<CompareReport>, assets: HtmlAssets): string {
   const title = `memsim ${d.command} · ${d.trace.name ?? d.trace.path}`;
   const sections = [
     headerHtml(d),

@@ -1,4 +1,4 @@
-import type { CompareReport } from '../../sim/compare.js';
+import type { CompareReport } from '../../sweep/compare.js';
 import type { VisualReport, VisualRun } from '../../sim/visual.js';
 import { capacityText, changeCells, changedFigures, formatSignedPercent, searchText, tableHead, tableRows } from '../compare-table.js';
 import { formatBytes, formatCount, formatPercent } from '../format.js';
@@ -21,7 +21,7 @@ function optionText(options: Record<string, unknown>): string {
 }
 
 /** The title, the trace in one line, and the outcome of each allocator. */
-export function headerHtml(d: VisualReport): string {
+export function headerHtml(d: VisualReport<CompareReport>): string {
   const t = d.trace;
   const cap = d.capacityBytes === null ? 'unlimited capacity' : `capacity ${formatBytes(d.capacityBytes)}`;
   const traceLine =
@@ -42,7 +42,7 @@ export function headerHtml(d: VisualReport): string {
 }
 
 /** Figures (rows) by allocator (columns): the `summary` of each replay. */
-export function summaryHtml(d: VisualReport): string {
+export function summaryHtml(d: VisualReport<CompareReport>): string {
   if (d.runs.length === 0) return '<p class="muted">No allocator was replayed.</p>';
   const figures: [string, (r: VisualRun) => string][] = [
     ['peak live', (r) => formatBytes(r.summary.peakLiveBytes)],
@@ -113,7 +113,7 @@ function oomDetails(run: VisualRun, runIndex: number, k: number): string {
 }
 
 /** Each allocator's OOMs: the first ones in full with the native text, the others in a table. */
-export function oomsHtml(d: VisualReport): string {
+export function oomsHtml(d: VisualReport<CompareReport>): string {
   const out: string[] = [];
   d.runs.forEach((run, r) => {
     if (run.summary.oomCount === 0) return;
@@ -130,7 +130,7 @@ export function oomsHtml(d: VisualReport): string {
 }
 
 /** Each allocator's options, own statistics and notes. */
-export function detailsHtml(d: VisualReport): string {
+export function detailsHtml(d: VisualReport<CompareReport>): string {
   const out: string[] = [];
   for (const run of d.runs) {
     out.push(`<details><summary><code>${esc(run.name)}</code>: options and statistics</summary>`);

@@ -2,8 +2,8 @@ import { opt, type OptionSpec } from '../allocators/options.js';
 import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
 import type { Contender, ContenderProvider, ContenderRun } from './contender.js';
-import type { OomRecord } from './replay.js';
-import { ratio } from './report.js';
+import type { OomRecord } from '../sim/replay.js';
+import { ratio } from '../sim/report.js';
 
 /**
  * What an offline planner yields for a whole trace: the arena it needs (null when the strategy

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { MemsimError, UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
-import { type CompareJob, type CompareJobResult, type ContenderRef, runJob } from './compare-jobs.js';
+import { type CompareJob, type CompareJobResult, type ContenderRef, runJob } from './jobs.js';
 import type { Contender } from './contender.js';
 import type { SharedTrace } from './shared-trace.js';
 
@@ -33,7 +33,7 @@ export type WorkerReply = { ok: true; result: CompareJobResult } | { ok: false; 
  */
 export function defaultWorkerUrl(): URL | null {
   const here = import.meta.url;
-  const candidate = here.endsWith('.ts') ? new URL('../../dist/sim/compare-worker.js', here) : new URL('./compare-worker.js', here);
+  const candidate = here.endsWith('.ts') ? new URL('../../dist/sweep/worker.js', here) : new URL('./worker.js', here);
   return existsSync(fileURLToPath(candidate)) ? candidate : null;
 }
 

@@ -3,8 +3,8 @@
  * (one row's replay or capacity search) one at a time with plain data.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { runJob, type CompareJob } from './compare-jobs.js';
-import type { WorkerInit, WorkerReply } from './compare-pool.js';
+import { runJob, type CompareJob } from './jobs.js';
+import type { WorkerInit, WorkerReply } from './pool.js';
 import { createContender } from './contenders.js';
 import { traceFromShared } from './shared-trace.js';
 
@@ -16,7 +16,7 @@ const port = parentPort;
 port?.on('message', (job: CompareJob) => {
   let reply: WorkerReply;
   try {
-    reply = { ok: true, result: runJob(trace, job, (ref) => createContender(ref.name, ref.given, trace)) };
+    reply = { ok: true, result: runJob(trace, job, (ref) => createContender(ref.name, ref.given, trace, ref.start ? { start: ref.start } : {})) };
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
     reply = { ok: false, error: { name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}) } };

@@ -1,16 +1,18 @@
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
+import { canonicalConfiguration } from '../util/configuration.js';
 import { VERSION } from '../version.js';
 import type { BaselineComparison } from './compare-baseline.js';
 import type { GateResult } from './compare-gates.js';
 import type { CapacitySearchMode, CapacitySearchResult } from './capacity-search.js';
-import type { CompareJobResult, ContenderRef } from './compare-jobs.js';
-import { defaultWorkerUrl, InThreadRunner, type JobRunner, WorkerPool } from './compare-pool.js';
+import type { CompareJobResult, ContenderRef } from './jobs.js';
+import { defaultWorkerUrl, InThreadRunner, type JobRunner, WorkerPool } from './pool.js';
 import { type Contender, type ContenderKind, createContender, listContenders } from './contenders.js';
-import type { OnOom, OomRecord } from './replay.js';
-import { type ReplaySummary, type TraceInfo, traceInfo } from './report.js';
+import type { OnOom, OomRecord } from '../sim/replay.js';
+import { type ReplaySummary, type TraceInfo, traceInfo } from '../sim/report.js';
 import { shareTrace } from './shared-trace.js';
+import type { StartChoice, StartMode } from '../sim/start.js';
 
 /** One row of a comparison. */
 export interface CompareEntry {
@@ -31,6 +33,8 @@ export interface CompareEntry {
   replays: number;
   search: CapacitySearchResult | null;
   notes: string[];
+  /** How the row's replay of a recorded history started, and why; null for other traces and for plans. */
+  start: StartChoice | null;
 }
 
 /** `memsim.compare/1`: the JSON report of `compare`, a stable contract for CI. */
@@ -56,7 +60,7 @@ export interface CompareReport {
 
 /** How to compare. */
 export interface CompareOptions {
-  /** Registered names (allocators, `plan:*`), or `all` (default). */
+  /** Registered names (allocators, `plan:*`) or configurations (`caching[expandable_segments=true]`), or `all` (default). */
   allocators?: readonly string[] | 'all';
   /** Contenders built by the caller (tests, experiments); they run in this thread. */
   contenders?: readonly Contender[];
@@ -65,6 +69,8 @@ export interface CompareOptions {
   /** Capacity of every row (default: the trace's meta capacity, else unlimited). */
   capacityBytes?: number;
   onOom?: OnOom;
+  /** How replays of a recorded history start (default: decided per row, see src/sim/start.ts). */
+  start?: StartMode;
   /** Search the minimum capacity of each row. */
   minCapacity?: boolean;
   /** Grid of the search (default 1 MiB). */
@@ -106,7 +112,8 @@ function selectRows(trace: Trace, o: CompareOptions): { names: string[]; skipped
       else names.push(l.name);
     }
   } else {
-    names = [...o.allocators];
+    // Rows are named by their configuration's canonical text (`caching[expandable_segments=true]`).
+    names = o.allocators.map(canonicalConfiguration);
   }
   const all = [...names, ...(o.contenders ?? []).map((c) => c.name)];
   const dup = all.find((n, k) => all.indexOf(n) !== k);
@@ -138,7 +145,7 @@ function makeRunner(trace: Trace, o: CompareOptions, rows: number, build: (ref: 
   if (o.jobs === undefined && trace.length < AUTO_WORKERS_MIN_EVENTS) return inThread(`a small trace (under ${AUTO_WORKERS_MIN_EVENTS} events)`);
   if ((o.contenders ?? []).length > 0) return inThread('contenders built by the caller run in this thread');
   const url = o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
-  if (url === null) return inThread('no built worker entry (dist/sim/compare-worker.js)');
+  if (url === null) return inThread('no built worker entry (dist/sweep/worker.js)');
   try {
     return { runner: new WorkerPool(url, threads, { trace: shareTrace(trace), modules: [...(o.workerModules ?? [])] }) };
   } catch (e) {
@@ -151,12 +158,16 @@ function makeRunner(trace: Trace, o: CompareOptions, rows: number, build: (ref: 
  * asked, searches each one's minimum capacity. Rows run in parallel on worker threads over one
  * shared copy of the trace; the report is the same whatever the threads and their timing.
  */
-export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promise<{ report: CompareReport; execution: CompareExecution }> {
+export async function compareTrace(trace: Trace, given0: CompareOptions = {}): Promise<{ report: CompareReport; execution: CompareExecution }> {
+  const o: CompareOptions = given0.options
+    ? { ...given0, options: Object.fromEntries(Object.entries(given0.options).map(([k, v]) => [canonicalConfiguration(k), v])) }
+    : given0;
   const { names, skipped } = selectRows(trace, o);
   const given = (name: string): Record<string, unknown> => o.options?.[name] ?? {};
   const adHoc = new Map((o.contenders ?? []).map((c) => [c.name, c]));
   // Built here first so that bad names and options are usage errors before any work starts.
-  const rows: Contender[] = [...names.map((n) => createContender(n, given(n), trace)), ...adHoc.values()];
+  const settings = o.start ? { start: o.start } : {};
+  const rows: Contender[] = [...names.map((n) => createContender(n, given(n), trace, settings)), ...adHoc.values()];
   if (rows.length === 0) throw new UsageError('nothing to compare: no allocator can run on this trace');
   const step = o.capacityStepBytes ?? DEFAULT_CAPACITY_STEP_BYTES;
   if (!Number.isSafeInteger(step) || step <= 0) throw new UsageError(`the capacity step must be a positive whole number of bytes, got ${step}`);
@@ -164,7 +175,7 @@ export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promis
   const capacity = o.capacityBytes ?? (typeof fromMeta === 'number' ? fromMeta : Infinity);
   const onOom = o.onOom ?? 'stop';
   const mode = o.capacitySearch ?? 'bisect';
-  const build = (ref: ContenderRef): Contender => adHoc.get(ref.name) ?? createContender(ref.name, ref.given, trace);
+  const build = (ref: ContenderRef): Contender => adHoc.get(ref.name) ?? createContender(ref.name, ref.given, trace, ref.start ? { start: ref.start } : {});
   const { runner, reason } = makeRunner(trace, o, rows.length, build);
   let done = 0;
   const search = o.minCapacity ? { stepBytes: step, mode } : null;
@@ -172,7 +183,7 @@ export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promis
   try {
     results = await Promise.all(
       rows.map(async (c) => {
-        const contender = { name: c.name, given: adHoc.has(c.name) ? {} : given(c.name) };
+        const contender = { name: c.name, given: adHoc.has(c.name) ? {} : given(c.name), ...settings };
         const r = await runner.submit({ contender, capacityBytes: capacity, onOom, search });
         o.onProgress?.(++done, rows.length);
         return r;
@@ -199,6 +210,7 @@ export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promis
     replays: 1 + (search?.replays ?? 0),
     search,
     notes: run.notes,
+    start: run.start ?? null,
   }));
   const peakLive = trace.summary.peakLiveBytes;
   const report: CompareReport = {

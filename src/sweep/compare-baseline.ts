@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import type { CompareReport } from './compare.js';
-import { ratio } from './report.js';
+import { ratio } from '../sim/report.js';
 
 /** The figures compared with a baseline; for each, smaller is better. */
 export type BaselineFigure = 'peakReservedBytes' | 'minCapacityBytes' | 'oomCount';

@@ -2,7 +2,7 @@ import { UsageError } from '../errors.js';
 import { formatBytes } from '../util/bytes.js';
 import type { FigureChange } from './compare-baseline.js';
 import type { CompareEntry, CompareReport } from './compare.js';
-import type { ReplaySummary } from './report.js';
+import type { ReplaySummary } from '../sim/report.js';
 
 /** Ratios of the summary that a threshold gate can watch, by the name users write. */
 const METRICS = {

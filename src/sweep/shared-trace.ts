@@ -37,6 +37,7 @@ export function shareTrace(trace: Trace): SharedTrace {
     stream: trace.stream ? shared(trace.stream) : null,
     tag: trace.tag ? shared(trace.tag) : null,
     time: trace.time ? shared(trace.time) : null,
+    align: trace.align ? shared(trace.align) : null,
     line: shared(trace.line),
     allocEvent: shared(trace.allocEvent),
     freeEvent: shared(trace.freeEvent),
