@@ -71,6 +71,14 @@ export const flag = {
       if (typeof v === 'string' && (values as readonly string[]).includes(v)) return v as V[number];
       return fail(`expected one of ${values.map((x) => `"${x}"`).join(', ')}, got ${JSON.stringify(v)}`);
     },
+  /** One of `values`, or undefined when absent. */
+  maybeOneOf:
+    <const V extends readonly [string, ...string[]]>(values: V): Flag<V[number] | undefined> =>
+    (v) => {
+      if (v === undefined) return undefined;
+      if (typeof v === 'string' && (values as readonly string[]).includes(v)) return v as V[number];
+      return fail(`expected one of ${values.map((x) => `"${x}"`).join(', ')}, got ${JSON.stringify(v)}`);
+    },
   /** A positive byte size (`80GiB`, `1.5GiB`, `2GB`, `123`), or undefined when absent. */
   bytes: (): Flag<number | undefined> => (v) => {
     if (v === undefined) return undefined;

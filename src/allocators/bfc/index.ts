@@ -48,6 +48,7 @@ export const bfc = defineAllocator({
     memory_limit: optionalBytes("BFC's memory limit (TensorFlow's memory_limit); none = the capacity, or 80 GiB when unlimited"),
     name: opt.string('GPU_0_bfc', 'allocator name in the OOM text'),
   },
+  recordedAs: ['tensorflow-bfc'],
   create(o, ctx) {
     const capacity = ctx.capacityBytes;
     const notes: string[] = [];
