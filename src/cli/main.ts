@@ -7,6 +7,7 @@ import { genCommand } from './commands/gen.js';
 import { planCommand } from './commands/plan.js';
 import { replayCommand } from './commands/replay.js';
 import { reportCommand } from './commands/report.js';
+import { tuneCommand } from './commands/tune.js';
 import { validateCommand } from './commands/validate.js';
 import { EXIT_OK, handleError } from './errors.js';
 
@@ -17,7 +18,7 @@ export function buildProgram(): Command {
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const cmd of [replayCommand(), compareCommand(), reportCommand(), validateCommand(), allocatorsCommand(), genCommand(), convertCommand(), planCommand()]) {
+  for (const cmd of [replayCommand(), compareCommand(), tuneCommand(), reportCommand(), validateCommand(), allocatorsCommand(), genCommand(), convertCommand(), planCommand()]) {
     program.addCommand(cmd.exitOverride().showHelpAfterError('(run with --help for usage)'));
   }
   return program;

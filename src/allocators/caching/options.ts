@@ -55,9 +55,9 @@ export const cachingOptions = {
   roundup_power2_divisions: {
     kind: 'string',
     default: '',
-    description: 'round requests up to power-of-two divisions: one value (e.g. 4) or per MiB interval ([256:1,512:2,>:8]); empty: off',
+    description: 'round requests up to power-of-two divisions: one value (e.g. 4) or per MiB interval ([256:1,512:2,>:8]); empty or off: off',
     schema: z.union([z.number(), z.string()]).transform((v, ctx) =>
-      v === '' ? '' : viaParser('roundup_power2_divisions', (p) => formatRoundup(p.roundupPower2Divisions as number[]))(v, ctx),
+      v === '' || v === 'off' ? '' : viaParser('roundup_power2_divisions', (p) => formatRoundup(p.roundupPower2Divisions as number[]))(v, ctx),
     ),
   } satisfies OptionSpec<string>,
   garbage_collection_threshold: {
