@@ -14,6 +14,14 @@ export interface AllocatorContext {
   /** Device capacity in bytes; Infinity when unlimited. */
   capacityBytes: number;
   trace: Trace;
+  /**
+   * How an allocator that simulates the trace's recorded allocator (see
+   * {@link AllocatorDefinition.recordedAs}) starts: `recorded` (default) from the recorded segments and
+   * blocks of the moment the window opened, with the recorded history's placements; `fresh` as a new
+   * process would, every event (the window's initial live blocks first) served by the simulation
+   * alone. The replay engine decides it (src/sim/start.ts); allocators only obey.
+   */
+  start?: 'recorded' | 'fresh';
 }
 
 /** The allocator's own account of a failed request, taken right after `allocate` returned FAILED. */

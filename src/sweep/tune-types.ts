@@ -45,6 +45,11 @@ export interface TuneRow {
   changes: OptionChange[];
   /** Replays it took: the run at the capacity, the unlimited one, the search's. */
   replays: number;
+  /**
+   * How its replays of a recorded history started: `recorded` (the recorded layout) or `fresh`
+   * (the window's live blocks through the allocator first); null for traces without one.
+   */
+  start: 'recorded' | 'fresh' | null;
   /** Remarks of the current and reference rows (option resolution, the allocator's own notes). */
   notes?: string[];
 }
@@ -68,6 +73,8 @@ export interface TuneSettings {
   capacityBytes: number | null;
   capacityStepBytes: number;
   exhaustive: boolean;
+  /** `--start`, when given; null: decided per row (the current configuration recorded, others fresh). */
+  start: 'recorded' | 'fresh' | null;
   spaces: TuneSpace[];
   /** Units of work the space was cut into (an enumerated point, a whole search, a reference row). */
   units: number;

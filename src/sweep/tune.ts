@@ -7,8 +7,9 @@ import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
 import { VERSION } from '../version.js';
 import { traceInfo } from '../sim/report.js';
+import type { StartMode } from '../sim/start.js';
 import { createContender } from './contenders.js';
-import type { CompareJobResult } from './jobs.js';
+import type { CompareJobResult, ContenderRef } from './jobs.js';
 import { type JobRunner, openRunner, type RunnerOptions } from './pool.js';
 import { searchSpace } from './search.js';
 import {
@@ -38,6 +39,11 @@ export interface TuneOptions extends RunnerOptions {
   space?: readonly string[];
   /** Replay every point, however large the space (default: search spaces over 64 points). */
   exhaustive?: boolean;
+  /**
+   * How replays of a recorded history start (default: the current configuration from the recorded
+   * layout, every other one fresh; see src/sim/start.ts).
+   */
+  start?: StartMode;
   /** Run only this slice of the work (1-based index of `count`). */
   shard?: { index: number; count: number };
   /** Configurations done, out of those known so far. */
@@ -87,6 +93,7 @@ function rowOf(space: AllocatorSpace, point: Point, r: CompareJobResult): TuneRo
     setting: def.whatIf ? def.whatIf.setting(effective) : null,
     changes: Object.keys(options).map((key) => ({ key, from: current[key] ?? null, to: options[key] })),
     replays: 1 + (r.search?.replays ?? 0),
+    start: r.run.start?.mode ?? null,
     ...(isCurrent || space.isReference ? { notes: r.run.notes } : {}),
   };
 }
@@ -114,11 +121,13 @@ export async function runTune(trace: Trace, o: TuneOptions = {}): Promise<{ part
   const fromMeta = trace.meta.capacityBytes;
   const capacity = o.capacityBytes ?? (typeof fromMeta === 'number' ? fromMeta : Infinity);
   // Every configuration is built once here, so that bad options are usage errors before any work.
-  for (const s of spaces) for (const p of isSearched(s, exhaustive) ? [{}] : enumeratePoints(s)) createContender(pointName(s, p), {}, trace);
+  // `--start` concerns the simulations; the recording replays itself from its recorded start.
+  const startOf = (s: AllocatorSpace): { start?: StartMode } => (o.start && !s.def.needsRecordedHistory ? { start: o.start } : {});
+  for (const s of spaces) for (const p of isSearched(s, exhaustive) ? [{}] : enumeratePoints(s)) createContender(pointName(s, p), {}, trace, startOf(s));
 
   const units = unitsOf(spaces, exhaustive);
   const mine = units.filter((_, k) => k % shard.count === shard.index - 1);
-  const { runner, reason } = openRunner(trace, o, Math.max(1, mine.length * 4), (ref) => createContender(ref.name, ref.given, trace));
+  const { runner, reason } = openRunner(trace, o, Math.max(1, mine.length * 4), (ref) => createContender(ref.name, ref.given, trace, ref.start ? { start: ref.start } : {}));
   const rows = new Map<string, Promise<TuneRow>>();
   let done = 0;
   let total = 0;
@@ -127,7 +136,7 @@ export async function runTune(trace: Trace, o: TuneOptions = {}): Promise<{ part
     let row = rows.get(name);
     if (!row) {
       total++;
-      row = submit(runner, name, capacity, step).then((r) => {
+      row = submit(runner, { name, given: {}, ...startOf(space) }, capacity, step).then((r) => {
         o.onProgress?.(++done, total);
         return rowOf(space, point, r);
       });
@@ -154,6 +163,7 @@ export async function runTune(trace: Trace, o: TuneOptions = {}): Promise<{ part
     capacityBytes: Number.isFinite(capacity) ? capacity : null,
     capacityStepBytes: step,
     exhaustive,
+    start: o.start ?? null,
     spaces: spaces.map((s) => ({
       allocator: s.def.name,
       reference: s.isReference,
@@ -164,6 +174,14 @@ export async function runTune(trace: Trace, o: TuneOptions = {}): Promise<{ part
     })),
     units: units.length,
   };
+  const tuned = (await Promise.all(rows.values())).sort((a, b) => names.indexOf(a.allocator) - names.indexOf(b.allocator) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const notes = [...(trace.recorded?.notes ?? [])];
+  if (trace.recorded && o.start === undefined && trace.initialEvents + trace.recorded.initialSegments.length > 0) {
+    notes.push(
+      'the current configuration starts from the recorded layout (what happened); every other one starts fresh, its window\'s live blocks allocated through it first ' +
+        '(what a new process with that setting would do); --start fresh starts every row fresh',
+    );
+  }
   const part: TunePart = {
     schema: 'memsim.tune-part/1',
     tool: { name: 'memsim', version: VERSION },
@@ -172,12 +190,12 @@ export async function runTune(trace: Trace, o: TuneOptions = {}): Promise<{ part
     lowerBound: { peakLiveBytes: trace.summary.peakLiveBytes, peakLiveEvent: trace.summary.peakLiveEvent },
     settings,
     // In a fixed order, whatever order the searches reached them in.
-    rows: (await Promise.all(rows.values())).sort((a, b) => names.indexOf(a.allocator) - names.indexOf(b.allocator) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-    notes: [...(trace.recorded?.notes ?? [])],
+    rows: tuned,
+    notes,
   };
   return { part, execution: { mode: runner.mode, threads: runner.threads, ...(reason ? { reason } : {}) } };
 }
 
-function submit(runner: JobRunner, name: string, capacityBytes: number, stepBytes: number): Promise<CompareJobResult> {
-  return runner.submit({ contender: { name, given: {} }, capacityBytes, onOom: 'stop', search: { stepBytes, mode: 'bisect' } });
+function submit(runner: JobRunner, contender: ContenderRef, capacityBytes: number, stepBytes: number): Promise<CompareJobResult> {
+  return runner.submit({ contender, capacityBytes, onOom: 'stop', search: { stepBytes, mode: 'bisect' } });
 }

@@ -8,7 +8,7 @@ import { alloc, free, GiB, traceFromEvents } from '../helpers.js';
 const row = (name: string, o: Partial<TuneRow> = {}): TuneRow => ({
   rank: 0, name, allocator: name.replace(/\[.*$/, ''), options: {}, current: false, reference: false, fits: true,
   minCapacityBytes: 10 * GiB, peakReservedBytes: 10 * GiB, oomCount: 0, oomKind: null, deviceAllocCalls: 5, deviceFreeCalls: 0,
-  setting: `set ${name}`, changes: [{ key: 'k', from: 0, to: 1 }], replays: 3, ...o,
+  setting: `set ${name}`, changes: [{ key: 'k', from: 0, to: 1 }], replays: 3, start: null, ...o,
 });
 const order = ['caching', 'bfc', 'naive'];
 const ranked = (rows: TuneRow[]) => rankRows(rows, order).map((r) => r.name);

@@ -23,6 +23,8 @@ export const caching = defineAllocator({
   recordedAs: ['pytorch-caching'],
   create(options, ctx) {
     const base = { ...defaultOptionValues(), ...(defaultsFromTrace(ctx.trace)?.values ?? {}) };
-    return new CachingAllocator(settingsFromOptions(options, base), ctx.capacityBytes, ctx.trace);
+    // A fresh start knows nothing of the recorded layout or placements (the trace's settings still
+    // set the option defaults above).
+    return new CachingAllocator(settingsFromOptions(options, base), ctx.capacityBytes, ctx.start === 'fresh' ? undefined : ctx.trace);
   },
 });

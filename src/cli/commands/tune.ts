@@ -37,6 +37,7 @@ const schema = z.object({
     })
     .optional(),
   merge: z.array(z.string()).optional(),
+  start: z.enum(['recorded', 'fresh']).optional(),
   ...traceInputFields,
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
   color: z.boolean().default(true),
@@ -81,6 +82,7 @@ export function tuneCommand(): Command {
       .option('--output <file>', 'write the report to a file instead of stdout')
       .option('--json-output <file>', 'also write the memsim.tune/1 JSON report to a file')
       .option('-j, --jobs <n>', 'worker threads (default: the number of cores, or 1 for traces under 50,000 events)')
+      .addOption(new Option('--start <mode>', 'how replays of a recorded history start (default: the current configuration from the recorded layout, every other one fresh)').choices(['recorded', 'fresh']))
       .option('--shard <i/n>', 'run slice i of n of the configurations and write its part (JSON) for --merge')
       .option('--merge <files...>', 'join the parts written by --shard into the report one run gives')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
@@ -120,6 +122,7 @@ Examples:
               capacityStepBytes: o.capacityStep,
               space: o.space,
               exhaustive: o.exhaustive,
+              ...(o.start ? { start: o.start } : {}),
               ...(o.shard ? { shard: o.shard } : {}),
               ...(o.jobs !== undefined ? { jobs: o.jobs } : {}),
               onProgress: (done, total) => progress.update(done, total, 'configurations'),
