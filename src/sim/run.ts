@@ -2,7 +2,7 @@ import { UsageError } from '../errors.js';
 import { getAllocator, resolveOptions } from '../allocators/index.js';
 import type { OnlineAllocator } from '../allocators/types.js';
 import type { Trace } from '../trace/model.js';
-import { PlacementComparison } from './fidelity.js';
+import { kindMismatchNote, PlacementComparison } from './fidelity.js';
 import { replayTrace, type ReplayOptions, type ReplayOutcome } from './replay.js';
 import { buildReplayReport, type ReplayReport } from './report.js';
 
@@ -56,8 +56,11 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
   }
   if (comparison && !('fidelity' in report)) {
     const fidelity = comparison.result(allocator.reservedBytes);
+    const mismatch = def.simulates ? kindMismatchNote(def.name, def.simulates, trace) : undefined;
+    if (def.simulates) fidelity.simulatesRecordedKind = mismatch === undefined;
     report['fidelity'] = fidelity;
     if (fidelity.withAllocatedBytes + fidelity.withAddress > 0) report.notes.push(comparison.note());
+    if (mismatch) report.notes.push(mismatch);
   }
   return { report, outcome, allocator };
 }

@@ -38,6 +38,7 @@ export function assumedLimitBytes(peakLiveBytes: number): number {
 export const bfc = defineAllocator({
   name: 'bfc',
   summary: "TensorFlow's best-fit-with-coalescing allocator (GPU_0_bfc, TF 2.12–2.14): bins, regions, exact OOM dump",
+  simulates: ['tensorflow-bfc'],
   options: {
     allow_growth: opt.boolean(false, 'grow regions on demand from 2 MiB (true) or reserve the whole memory limit at the first request'),
     garbage_collection: opt.boolean(true, 'return empty regions to the device and retry before declaring an OOM'),

@@ -16,6 +16,7 @@ export const caching = defineAllocator({
   name: 'caching',
   summary: "PyTorch's CUDA caching allocator: small/large pools, best fit per stream, splits, expandable segments, GC",
   options: cachingOptions,
+  simulates: ['pytorch-caching'],
   defaultsFromTrace,
   create(options, ctx) {
     const base = { ...defaultOptionValues(), ...(defaultsFromTrace(ctx.trace)?.values ?? {}) };
