@@ -15,7 +15,7 @@ registerAllocator(caching);
 registerAllocator(lifetimePool);
 registerAllocator(recorded);
 
-export { getAllocator, listAllocators, resolveOptions, describeOptionKind } from './registry.js';
+export { allocatorConfiguration, getAllocator, listAllocators, resolveOptions, describeOptionKind } from './registry.js';
 export type { ResolvedOptions } from './registry.js';
 export * from './types.js';
 export { opt } from './options.js';

@@ -1,6 +1,7 @@
 
 import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
+import { parseConfiguration, withMoreOptions } from '../util/configuration.js';
 import type { OptionSpec } from './options.js';
 import type { AllocatorDefinition } from './types.js';
 
@@ -22,6 +23,15 @@ export function getAllocator(name: string): AllocatorDefinition {
   const def = registry.get(name);
   if (!def) throw new UsageError(`unknown allocator "${name}" (known: ${[...registry.keys()].join(', ')})`);
   return def;
+}
+
+/**
+ * The allocator a configuration names (`caching` or `caching[expandable_segments=true]`) and its
+ * options: those in the brackets plus `given` (e.g. `--option` flags).
+ */
+export function allocatorConfiguration(text: string, given: Record<string, unknown> = {}): { def: AllocatorDefinition; options: Record<string, unknown> } {
+  const c = parseConfiguration(text);
+  return { def: getAllocator(c.name), options: withMoreOptions(c, given) };
 }
 
 /** The effective options of one run, and where the non-default ones came from. */

@@ -1,23 +1,44 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
-import { allocatorsCommand } from './commands/allocators.js';
-import { compareCommand } from './commands/compare.js';
-import { convertCommand } from './commands/convert.js';
-import { genCommand } from './commands/gen.js';
-import { planCommand } from './commands/plan.js';
-import { replayCommand } from './commands/replay.js';
-import { reportCommand } from './commands/report.js';
-import { validateCommand } from './commands/validate.js';
 import { EXIT_OK, handleError } from './errors.js';
 
-/** The commander program with every command. */
-export function buildProgram(): Command {
+/**
+ * Every command, by name, with the module that defines it. A run loads the module of the command it
+ * names and no other (start-up is the time of one command's modules, not of all of them); help and
+ * unknown commands load them all.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  replay: async () => (await import('./commands/replay.js')).replayCommand(),
+  compare: async () => (await import('./commands/compare.js')).compareCommand(),
+  report: async () => (await import('./commands/report.js')).reportCommand(),
+  validate: async () => (await import('./commands/validate.js')).validateCommand(),
+  allocators: async () => (await import('./commands/allocators.js')).allocatorsCommand(),
+  gen: async () => (await import('./commands/gen.js')).genCommand(),
+  convert: async () => (await import('./commands/convert.js')).convertCommand(),
+  plan: async () => (await import('./commands/plan.js')).planCommand(),
+};
+
+/** The command names that a command line needs defined: the one it runs, none for the version, else all. */
+function commandsFor(argv: readonly string[] | undefined): string[] {
+  const first = argv?.[2];
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [first];
+  if (argv && argv.length === 3 && (first === '-V' || first === '--version')) return [];
+  return Object.keys(COMMANDS);
+}
+
+/**
+ * The commander program. Given the command line, it defines only the command that the line runs;
+ * without one, every command.
+ */
+export async function buildProgram(argv?: readonly string[]): Promise<Command> {
   const program = new Command('memsim')
     .description('replay device-memory allocation traces through faithful allocator simulations')
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const cmd of [replayCommand(), compareCommand(), reportCommand(), validateCommand(), allocatorsCommand(), genCommand(), convertCommand(), planCommand()]) {
+  const names = commandsFor(argv);
+  const commands = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Command>)()));
+  for (const cmd of commands) {
     program.addCommand(cmd.exitOverride().showHelpAfterError('(run with --help for usage)'));
   }
   return program;
@@ -29,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   });
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv)).parseAsync(argv);
     return EXIT_OK;
   } catch (e) {
     return handleError(e, (s) => process.stderr.write(s));

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { getAllocator, resolveOptions } from '../allocators/index.js';
+import { allocatorConfiguration, resolveOptions } from '../allocators/index.js';
 import type { OnlineAllocator } from '../allocators/types.js';
 import type { Trace } from '../trace/model.js';
 import { kindMismatchNote, PlacementComparison } from './fidelity.js';
@@ -8,7 +8,7 @@ import { buildReplayReport, type ReplayReport } from './report.js';
 
 /** A replay request: which allocator, its options, the capacity, and the engine's options. */
 export interface RunOptions extends ReplayOptions {
-  /** Registered allocator name (default `naive`). */
+  /** Registered allocator name, or a configuration `NAME[key=value,…]` (default `naive`). */
   allocator?: string;
   /** Allocator options, typed or as `--option` text; validated against the registry. */
   options?: Record<string, unknown>;
@@ -32,8 +32,8 @@ export function effectiveCapacity(trace: Trace, capacityBytes?: number): number 
 
 /** Replays a trace through a registered allocator and builds the `memsim.replay/1` report. */
 export function replay(trace: Trace, run: RunOptions = {}): RunResult {
-  const def = getAllocator(run.allocator ?? 'naive');
-  const resolved = resolveOptions(def, run.options ?? {}, trace);
+  const { def, options } = allocatorConfiguration(run.allocator ?? 'naive', run.options ?? {});
+  const resolved = resolveOptions(def, options, trace);
   if (def.needsRecordedHistory && !trace.recorded) {
     throw new UsageError(`allocator "${def.name}" needs a trace with a recorded history`);
   }

@@ -1,4 +1,5 @@
-import { getAllocator, listAllocators } from '../allocators/index.js';
+import { allocatorConfiguration, listAllocators } from '../allocators/index.js';
+import { parseConfiguration } from '../util/configuration.js';
 import { OP_ALLOC, type Trace } from '../trace/model.js';
 import { VERSION } from '../version.js';
 import type { OnOom, OomRecord } from './replay.js';
@@ -202,7 +203,7 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions & { allocat
   states.sort((a, b) => a.event - b.event || (a.reason === 'oom' ? 0 : 1) - (b.reason === 'oom' ? 0 : 1));
   const visual: VisualRun = {
     name: report.allocator.name,
-    kind: getAllocator(run.allocator).needsRecordedHistory ? 'recorded' : 'allocator',
+    kind: allocatorConfiguration(run.allocator ?? 'naive').def.needsRecordedHistory ? 'recorded' : 'allocator',
     options: report.allocator.options,
     completed: report.completed,
     summary: report.summary,
@@ -235,11 +236,12 @@ export function collectComparedRuns(
   onProgress?: (done: number, total: number) => void,
 ): VisualRun[] {
   const registered = new Set(listAllocators().map((d) => d.name));
-  const rows = compare.allocators.filter((e) => e.kind !== 'planner' && registered.has(e.name));
+  const rows = compare.allocators.filter((e) => e.kind !== 'planner' && registered.has(parseConfiguration(e.name).name));
   return rows.map((e, k) => {
     const { visual } = collectVisualRun(ctx, { allocator: e.name, options: given[e.name] ?? {}, capacityBytes: compare.capacityBytes ?? Infinity, onOom: compare.onOom });
     onProgress?.(k + 1, rows.length);
-    return visual;
+    // A variant (`caching[expandable_segments=true]`) keeps its row's name.
+    return { ...visual, name: e.name };
   });
 }
 

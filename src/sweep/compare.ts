@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
+import { canonicalConfiguration } from '../util/configuration.js';
 import { VERSION } from '../version.js';
 import type { BaselineComparison } from './compare-baseline.js';
 import type { GateResult } from './compare-gates.js';
@@ -56,7 +57,7 @@ export interface CompareReport {
 
 /** How to compare. */
 export interface CompareOptions {
-  /** Registered names (allocators, `plan:*`), or `all` (default). */
+  /** Registered names (allocators, `plan:*`) or configurations (`caching[expandable_segments=true]`), or `all` (default). */
   allocators?: readonly string[] | 'all';
   /** Contenders built by the caller (tests, experiments); they run in this thread. */
   contenders?: readonly Contender[];
@@ -106,7 +107,8 @@ function selectRows(trace: Trace, o: CompareOptions): { names: string[]; skipped
       else names.push(l.name);
     }
   } else {
-    names = [...o.allocators];
+    // Rows are named by their configuration's canonical text (`caching[expandable_segments=true]`).
+    names = o.allocators.map(canonicalConfiguration);
   }
   const all = [...names, ...(o.contenders ?? []).map((c) => c.name)];
   const dup = all.find((n, k) => all.indexOf(n) !== k);
@@ -151,7 +153,10 @@ function makeRunner(trace: Trace, o: CompareOptions, rows: number, build: (ref: 
  * asked, searches each one's minimum capacity. Rows run in parallel on worker threads over one
  * shared copy of the trace; the report is the same whatever the threads and their timing.
  */
-export async function compareTrace(trace: Trace, o: CompareOptions = {}): Promise<{ report: CompareReport; execution: CompareExecution }> {
+export async function compareTrace(trace: Trace, given0: CompareOptions = {}): Promise<{ report: CompareReport; execution: CompareExecution }> {
+  const o: CompareOptions = given0.options
+    ? { ...given0, options: Object.fromEntries(Object.entries(given0.options).map(([k, v]) => [canonicalConfiguration(k), v])) }
+    : given0;
   const { names, skipped } = selectRows(trace, o);
   const given = (name: string): Record<string, unknown> => o.options?.[name] ?? {};
   const adHoc = new Map((o.contenders ?? []).map((c) => [c.name, c]));

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
+import { formatConfiguration, parseConfiguration, withMoreOptions } from '../util/configuration.js';
 import type { OnOom, OomRecord } from '../sim/replay.js';
 import type { ReplaySummary } from '../sim/report.js';
 
@@ -92,11 +93,30 @@ export function listContenders(trace: Trace): ContenderListing[] {
   return providers.flatMap((p) => p.list(trace));
 }
 
-/** Builds the contender called `name`, or a usage error listing the known names. */
+/** The contender under another name (a variant's row keeps the name the user wrote). */
+function renamed(c: Contender, name: string): Contender {
+  const probe = c.probe;
+  return {
+    name,
+    kind: c.kind,
+    options: c.options,
+    run: (trace, capacityBytes, onOom) => c.run(trace, capacityBytes, onOom),
+    ...(probe ? { probe: (trace: Trace, capacityBytes: number) => probe.call(c, trace, capacityBytes) } : {}),
+  };
+}
+
+/**
+ * Builds the contender called `name`, or a usage error listing the known names. The name may be a
+ * configuration, `NAME[key=value,…]`: that contender with those options (and `given` besides), as a
+ * row named by the configuration's canonical text.
+ */
 export function createContender(name: string, given: Record<string, unknown>, trace: Trace): Contender {
-  const p = providers.find((x) => x.owns(name));
-  if (!p) throw new UsageError(`unknown allocator "${name}" (known: ${knownContenders().join(', ')})`);
-  return p.create(name, given, trace);
+  const config = parseConfiguration(name);
+  const p = providers.find((x) => x.owns(config.name));
+  if (!p) throw new UsageError(`unknown allocator "${config.name}" (known: ${knownContenders().join(', ')})`);
+  const c = p.create(config.name, withMoreOptions(config, given), trace);
+  const rowName = formatConfiguration(config);
+  return rowName === c.name ? c : renamed(c, rowName);
 }
 
 /** The probe every contender has: its own, or a full run. */

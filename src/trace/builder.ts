@@ -1,5 +1,5 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
-import { hashBytes, IdTable, StringInterner } from './id-table.js';
+import { decimalId, IdTable, StringInterner } from './id-table.js';
 import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta } from './model.js';
 
 /** Options every reader accepts. */
@@ -12,20 +12,21 @@ export interface BuildOptions {
    * The file being read, when known: columns then grow to the size the whole file will need
    * (extrapolated from the share read so far) rather than by small steps, each of which copies them.
    */
-  source?: { readonly readBytes: number; readonly totalBytes: number };
+  source?: { readonly readBytes: number; readonly totalBytes: number; readonly base?: number };
 }
 
 const encoder = new TextEncoder();
 
-function growF64(a: Float64Array, cap: number, fill?: number): Float64Array {
+/** A column of `cap` entries holding the first `n` of `a` (the rest zero, or `fill`). */
+function growF64(a: Float64Array, cap: number, n = a.length, fill?: number): Float64Array {
   const b = new Float64Array(cap);
-  b.set(a);
-  if (fill !== undefined) b.fill(fill, a.length);
+  b.set(n < a.length ? a.subarray(0, n) : a);
+  if (fill !== undefined) b.fill(fill, n);
   return b;
 }
-function growU32(a: Uint32Array, cap: number): Uint32Array {
+function growU32(a: Uint32Array, cap: number, n = a.length): Uint32Array {
   const b = new Uint32Array(cap);
-  b.set(a);
+  b.set(n < a.length ? a.subarray(0, n) : a);
   return b;
 }
 function growI32(a: Int32Array, cap: number): Int32Array {
@@ -112,6 +113,22 @@ export class TraceBuilder {
     return this.lenient;
   }
 
+  /**
+   * Sizes the columns for the whole file from the share of it that a reader has consumed (the events
+   * so far, scaled to the file's length, plus 3%), so that they need no growth, and no copy at the
+   * end, when the estimate holds. Readers call it now and then while the events so far are few (a
+   * resize copies them): the first events of a trace are often shorter or longer than the rest, and
+   * each call corrects the size when it is off by more than 6%.
+   */
+  reserveFor(consumedBytes: number): void {
+    const total = this.source?.totalBytes ?? 0;
+    if (total <= 0 || consumedBytes <= 0 || consumedBytes >= total || this.n === 0) return;
+    const events = Math.ceil(((this.n * total) / consumedBytes) * 1.03) + 1024;
+    if (Math.abs(events - this.cap) > this.cap * 0.06) this.resizeEvents(events);
+    // The share of allocs in a trace's first events says little about the rest (a step allocates
+    // first and frees later): the allocation tables grow as they fill.
+  }
+
   /** Records a syntax or type problem found by the reader. */
   problem(p: Omit<InputProblem, 'file'>): void {
     const e = this.entries;
@@ -186,8 +203,27 @@ export class TraceBuilder {
     line: number,
     alignBytes: number = DEFAULT_ALIGN_BYTES,
   ): number {
-    const h = hashBytes(buf, s, e);
-    const prev = this.ids.find(buf, s, e, h);
+    return this.addAllocId(buf, s, e, decimalId(buf, s, e), sizeBytes, step, stream, tagIndex, time, line, alignBytes);
+  }
+
+  /**
+   * {@link TraceBuilder.addAllocBytes} for readers that parsed the id already: `value` is its
+   * {@link decimalId}.
+   */
+  addAllocId(
+    buf: Uint8Array,
+    s: number,
+    e: number,
+    value: number,
+    sizeBytes: number,
+    step: number,
+    stream: number,
+    tagIndex: number,
+    time: number,
+    line: number,
+    alignBytes: number,
+  ): number {
+    const prev = this.ids.lookup(buf, s, e, value);
     if (prev >= 0 && this.freeEvent[prev] === -1) {
       if (this.lenient) {
         this.doubleAlloc++;
@@ -201,14 +237,9 @@ export class TraceBuilder {
     const i = this.push(OP_ALLOC, sizeBytes, step, stream, tagIndex, time, line);
     if (alignBytes !== DEFAULT_ALIGN_BYTES && !this.align) this.align = this.defaultAligns(this.cap);
     if (this.align) this.align[i] = alignBytes;
-    const a = this.ids.add(buf, s, e, h, true);
+    const a = this.ids.insert(buf, s, e, value, true);
     this.allocs = a + 1;
-    if (a >= this.allocCap) {
-      this.allocCap = this.grownCapacity(this.allocCap, a);
-      this.ids.reserve(this.allocCap);
-      this.allocEvent = growU32(this.allocEvent, this.allocCap);
-      this.freeEvent = growI32(this.freeEvent, this.allocCap);
-    }
+    if (a >= this.allocCap) this.resizeAllocs(this.grownCapacity(this.allocCap, a));
     this.alloc[i] = a;
     this.allocEvent[a] = i;
     this.freeEvent[a] = -1;
@@ -236,7 +267,12 @@ export class TraceBuilder {
    * @returns the allocation number freed, or -1 when the event was rejected.
    */
   addFreeBytes(buf: Uint8Array, s: number, e: number, step: number, stream: number, time: number, line: number): number {
-    const a = this.ids.find(buf, s, e, hashBytes(buf, s, e));
+    return this.addFreeId(buf, s, e, decimalId(buf, s, e), step, stream, time, line);
+  }
+
+  /** {@link TraceBuilder.addFreeBytes} with the id's {@link decimalId} already parsed. */
+  addFreeId(buf: Uint8Array, s: number, e: number, value: number, step: number, stream: number, time: number, line: number): number {
+    const a = this.ids.lookup(buf, s, e, value);
     if (a < 0 || this.freeEvent[a] !== -1) {
       if (this.lenient) {
         this.unknownFree++;
@@ -285,23 +321,36 @@ export class TraceBuilder {
   private grownCapacity(cap: number, count: number): number {
     const next = Math.ceil(cap * 1.5) + 16;
     const src = this.source;
-    if (!src || src.totalBytes <= 0 || src.readBytes <= 0 || src.readBytes >= src.totalBytes) return next;
-    return Math.max(next, Math.ceil(((count * src.totalBytes) / src.readBytes) * 1.03));
+    // Bytes consumed so far: what readers have discarded, else what was read (which runs ahead).
+    const consumed = src?.base || src?.readBytes || 0;
+    if (!src || src.totalBytes <= 0 || consumed <= 0 || consumed >= src.totalBytes) return next;
+    return Math.max(next, Math.ceil(((count * src.totalBytes) / consumed) * 1.03));
+  }
+
+  private resizeAllocs(cap: number): void {
+    this.allocCap = cap;
+    this.ids.reserve(cap);
+    this.allocEvent = growU32(this.allocEvent, cap);
+    this.freeEvent = growI32(this.freeEvent, cap);
   }
 
   private growEvents(): void {
-    const cap = this.grownCapacity(this.cap, this.n);
+    this.resizeEvents(this.grownCapacity(this.cap, this.n));
+  }
+
+  private resizeEvents(cap: number): void {
+    const n = this.n;
     const op = new Uint8Array(cap);
-    op.set(this.op);
+    op.set(this.op.subarray(0, n));
     this.op = op;
-    this.alloc = growU32(this.alloc, cap);
-    this.size = growF64(this.size, cap);
-    this.step = growF64(this.step, cap);
-    this.line = growU32(this.line, cap);
-    if (this.stream) this.stream = growF64(this.stream, cap);
-    if (this.tag) this.tag = growU32(this.tag, cap);
-    if (this.time) this.time = growF64(this.time, cap, NaN);
-    if (this.align) this.align = growU32(this.align, cap);
+    this.alloc = growU32(this.alloc, cap, n);
+    this.size = growF64(this.size, cap, n);
+    this.step = growF64(this.step, cap, n);
+    this.line = growU32(this.line, cap, n);
+    if (this.stream) this.stream = growF64(this.stream, cap, n);
+    if (this.tag) this.tag = growU32(this.tag, cap, n);
+    if (this.time) this.time = growF64(this.time, cap, n, NaN);
+    if (this.align) this.align = growU32(this.align, cap, n);
     this.cap = cap;
   }
 
@@ -343,25 +392,29 @@ export class TraceBuilder {
     const n = this.n;
     const a = this.allocs;
     this.ids.trim();
+    // Columns sized from the file's length have little slack: keep them (a view, no copy) unless
+    // more than an eighth of them is unused.
+    const fit = <T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(col: T, count: number): T =>
+      (col.length - count) * 8 > col.length ? (col.slice(0, count) as T) : (col.subarray(0, count) as T);
     const trace: Trace = {
       path: this.file,
       format,
       meta: this.meta,
       length: n,
-      op: this.op.slice(0, n),
-      alloc: this.alloc.slice(0, n),
-      size: this.size.slice(0, n),
-      step: this.step.slice(0, n),
-      stream: this.stream ? this.stream.slice(0, n) : null,
-      tag: this.tag ? this.tag.slice(0, n) : null,
-      time: this.time ? this.time.slice(0, n) : null,
-      align: this.align ? this.align.slice(0, n) : null,
-      line: this.line.slice(0, n),
+      op: fit(this.op, n),
+      alloc: fit(this.alloc, n),
+      size: fit(this.size, n),
+      step: fit(this.step, n),
+      stream: this.stream ? fit(this.stream, n) : null,
+      tag: this.tag ? fit(this.tag, n) : null,
+      time: this.time ? fit(this.time, n) : null,
+      align: this.align ? fit(this.align, n) : null,
+      line: fit(this.line, n),
       tags: this.tags.strings,
       allocCount: a,
       ids: this.ids,
-      allocEvent: this.allocEvent.slice(0, a),
-      freeEvent: this.freeEvent.slice(0, a),
+      allocEvent: fit(this.allocEvent, a),
+      freeEvent: fit(this.freeEvent, a),
       summary: {
         events: n,
         allocs: a,

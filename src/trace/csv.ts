@@ -14,7 +14,8 @@ export class CsvScanner {
   pos = 0;
   /** 1-based line where the current record starts. */
   line = 0;
-  private nextLine = 1;
+  /** 1-based line where the next record (or blank or comment line) starts. */
+  nextLine = 1;
   /** Field boundaries of the current record: start and end (exclusive) offsets into src.buf. */
   starts: Int32Array = new Int32Array(16);
   ends: Int32Array = new Int32Array(16);

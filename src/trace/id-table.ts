@@ -2,9 +2,36 @@
  * Allocation ids stored as bytes in one arena, with an open-addressing hash index from id to its
  * latest allocation: interning costs no JS string per event, and 10^7 ids take tens of MiB rather
  * than hundreds. Strings are made only when someone asks for an id (reports, writers).
+ *
+ * Ids written as plain decimal numbers (`0`, `17`, `500127`: no sign, no leading zero), as most
+ * traces number their tensors, skip hashing: a direct table indexed by the number holds each one's
+ * latest allocation, as long as the numbers stay within a few times the count of allocations (a
+ * sparse number, a pointer say, goes through the hash index like any other id).
  */
 
 const EMPTY = -1;
+/** {@link decimalId}: the id is not a plain decimal number that the direct table may hold. */
+export const NOT_DECIMAL = -1;
+/** Plain decimal ids below this go through the direct table (when it is dense enough, see below). */
+const MAX_DIRECT = 2 ** 31;
+
+/**
+ * The value of an id written as a plain decimal number below 2^31 (`0` or a digit 1-9 followed by
+ * digits), else {@link NOT_DECIMAL}. Two ids with the same value are the same bytes.
+ */
+export function decimalId(buf: Uint8Array, s: number, e: number): number {
+  const n = e - s;
+  if (n === 0 || n > 10) return NOT_DECIMAL;
+  const first = (buf[s] as number) - 0x30;
+  if (first < 0 || first > 9 || (first === 0 && n > 1)) return NOT_DECIMAL;
+  let v = first;
+  for (let i = s + 1; i < e; i++) {
+    const d = (buf[i] as number) - 0x30;
+    if (d < 0 || d > 9) return NOT_DECIMAL;
+    v = v * 10 + d;
+  }
+  return v < MAX_DIRECT ? v : NOT_DECIMAL;
+}
 
 /** FNV-1a over bytes [s, e). */
 export function hashBytes(buf: Uint8Array, s: number, e: number): number {
@@ -24,22 +51,47 @@ function grown<T extends Uint8Array | Uint32Array | Int32Array>(a: T, need: numb
   return b;
 }
 
-/** The ids of a trace's allocations, indexed by allocation number. */
+/** A typed array of `count` entries: a view when little is unused, else a copy that frees the rest. */
+function fitted<T extends Uint8Array | Uint32Array | Int32Array>(a: T, count: number): T {
+  return (a.length - count) * 8 > a.length ? (a.slice(0, count) as T) : (a.subarray(0, count) as T);
+}
+
+/**
+ * The ids of a trace's allocations, indexed by allocation number.
+ *
+ * While every id is a plain decimal number held by the direct table, an allocation's id is stored
+ * as that number (4 bytes); the first other id moves them all to the byte arena.
+ */
 export class IdTable {
-  private bytes = new Uint8Array(1 << 12);
-  private view = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
+  /** Decimal mode: the id of each allocation as a number; null once ids are kept as bytes. */
+  private values: Uint32Array | null = new Uint32Array(1 << 10);
+  private bytes = new Uint8Array(0);
+  private view = Buffer.alloc(0);
   private used = 0;
   /** offs[a] is where id a starts; offs[a + 1] where it ends. */
-  private offs = new Uint32Array(1 << 10);
-  private hashes = new Int32Array(1 << 10);
+  private offs = new Uint32Array(0);
+  private hashes = new Int32Array(0);
   private slots = new Int32Array(1 << 11).fill(EMPTY);
   private mask = (1 << 11) - 1;
   private keys = 0;
+  /** direct[v]: the latest allocation of the decimal id v (see {@link decimalId}), or EMPTY. */
+  private direct = new Int32Array(0);
+  /** True once a decimal id went through the hash index (the direct table was too small for it). */
+  private decimalsHashed = false;
+  /** The largest decimal id in the direct table (-1: none). */
+  private maxDirect = -1;
+  /** Slot of the last {@link IdTable.find}, reused by an {@link IdTable.add} of the same key. */
+  private lastSlot = -1;
+  /** Whether the last {@link IdTable.lookup} probed the hash index, and with which hash. */
+  private probed = false;
+  private probedHash = 0;
   /** Number of allocations. */
   length = 0;
 
   /** The id of allocation `a` as text. */
   get(a: number): string {
+    const values = this.values;
+    if (values) return String(values[a]);
     return this.view.toString('utf8', this.offs[a], this.offs[a + 1]);
   }
 
@@ -52,24 +104,105 @@ export class IdTable {
 
   /** Bytes of the id arena (for memory figures). */
   get byteLength(): number {
-    return this.bytes.byteLength + this.offs.byteLength + this.hashes.byteLength + this.slots.byteLength;
-  }
-
-  /** Slot of the last {@link IdTable.find}, reused by an {@link IdTable.add} of the same key. */
-  private lastSlot = -1;
-
-  /** The latest allocation whose id is bytes [s, e) of `buf`, or -1. */
-  find(buf: Uint8Array, s: number, e: number, h: number): number {
-    const slot = this.slotOf(buf, s, e, h);
-    this.lastSlot = slot;
-    return this.slots[slot] as number;
+    return (
+      (this.values?.byteLength ?? 0) +
+      this.bytes.byteLength +
+      this.offs.byteLength +
+      this.hashes.byteLength +
+      this.slots.byteLength +
+      this.direct.byteLength
+    );
   }
 
   /**
-   * Adds an allocation with the id in bytes [s, e) of `buf`; it becomes that id's latest. When the
-   * last call was a `find` of the same key, pass `afterFind` to skip a second probe.
+   * The latest allocation whose id is bytes [s, e) of `buf`, or -1. `value` is the id's
+   * {@link decimalId} (pass it when the caller has it already: it saves hashing).
    */
-  add(buf: Uint8Array, s: number, e: number, h: number, afterFind = false): number {
+  lookup(buf: Uint8Array, s: number, e: number, value = decimalId(buf, s, e)): number {
+    if (value >= 0) {
+      if (value < this.direct.length) {
+        const a = this.direct[value] as number;
+        if (a !== EMPTY || !this.decimalsHashed) return a;
+      } else if (!this.decimalsHashed) {
+        this.probed = false;
+        return EMPTY;
+      }
+    }
+    if (this.values) {
+      // Decimal mode: nothing is in the hash index.
+      this.probed = false;
+      return EMPTY;
+    }
+    const h = hashBytes(buf, s, e);
+    this.probed = true;
+    this.probedHash = h;
+    return this.find(buf, s, e, h);
+  }
+
+  /**
+   * Adds an allocation with the id in bytes [s, e) of `buf` (its {@link decimalId} is `value`); it
+   * becomes that id's latest. `afterLookup`: the last call was a {@link IdTable.lookup} of this id
+   * (its probe of the hash index is reused).
+   */
+  insert(buf: Uint8Array, s: number, e: number, value = decimalId(buf, s, e), afterLookup = false): number {
+    if (value >= 0 && (value < this.direct.length || this.growDirect(value))) {
+      const values = this.values;
+      let a: number;
+      if (values) {
+        a = this.length++;
+        if (a >= values.length) this.reserve(Math.ceil(values.length * 1.5) + 16);
+        (this.values as Uint32Array)[a] = value;
+      } else {
+        a = this.append(buf, s, e, 0);
+      }
+      this.direct[value] = a;
+      if (value > this.maxDirect) this.maxDirect = value;
+      return a;
+    }
+    if (value >= 0) this.decimalsHashed = true;
+    if (afterLookup && this.probed) return this.add(buf, s, e, this.probedHash, true);
+    return this.add(buf, s, e, hashBytes(buf, s, e));
+  }
+
+  /** Grows the direct table to hold `value` when it stays dense (a few slots per allocation). */
+  private growDirect(value: number): boolean {
+    if (value >= 4 * this.length + 65536) return false;
+    this.resizeDirect(Math.max(value + 1, Math.ceil(this.direct.length * 1.5), 1024));
+    return true;
+  }
+
+  private resizeDirect(cap: number): void {
+    const next = new Int32Array(cap);
+    next.set(this.direct);
+    next.fill(EMPTY, this.direct.length);
+    this.direct = next;
+  }
+
+  /** Leaves decimal mode: writes every id so far into the byte arena. */
+  private materialize(): void {
+    const values = this.values;
+    if (!values) return;
+    this.values = null;
+    const n = this.length;
+    this.length = 0;
+    this.offs = new Uint32Array(Math.max(values.length, n) + 1);
+    this.hashes = new Int32Array(Math.max(values.length, n));
+    this.bytes = new Uint8Array(Math.max(1 << 12, n * 8));
+    this.view = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
+    const digits = new Uint8Array(10);
+    for (let a = 0; a < n; a++) {
+      let v = values[a] as number;
+      let k = 10;
+      do {
+        digits[--k] = 0x30 + (v % 10);
+        v = Math.floor(v / 10);
+      } while (v > 0);
+      this.append(digits, k, 10, 0);
+    }
+  }
+
+  /** Stores the bytes of a new allocation's id; returns its number. */
+  private append(buf: Uint8Array, s: number, e: number, h: number): number {
     const a = this.length++;
     const n = e - s;
     if (this.used + n > this.bytes.length) {
@@ -81,10 +214,27 @@ export class IdTable {
     for (let k = 0; k < n; k++) bytes[at + k] = buf[s + k] as number;
     if (a + 2 > this.offs.length) this.offs = grown(this.offs, a + 2);
     if (a + 1 > this.hashes.length) this.hashes = grown(this.hashes, a + 1);
-    this.offs[a] = this.used;
-    this.used += n;
+    this.offs[a] = at;
+    this.used = at + n;
     this.offs[a + 1] = this.used;
     this.hashes[a] = h;
+    return a;
+  }
+
+  /** The latest allocation whose id is bytes [s, e) of `buf`, or -1 (hash index only). */
+  find(buf: Uint8Array, s: number, e: number, h: number): number {
+    const slot = this.slotOf(buf, s, e, h);
+    this.lastSlot = slot;
+    return this.slots[slot] as number;
+  }
+
+  /**
+   * Adds an allocation with the id in bytes [s, e) of `buf` to the hash index; it becomes that id's
+   * latest. When the last call was a `find` of the same key, pass `afterFind` to skip a second probe.
+   */
+  add(buf: Uint8Array, s: number, e: number, h: number, afterFind = false): number {
+    this.materialize();
+    const a = this.append(buf, s, e, h);
     const slot = afterFind ? this.lastSlot : this.slotOf(buf, s, e, h);
     if (this.slots[slot] === EMPTY) {
       this.slots[slot] = a;
@@ -96,12 +246,23 @@ export class IdTable {
   }
 
   /**
-   * Makes room for `allocations` allocations without further growth of the offsets, the hashes and
-   * (at the mean id length so far) the arena. The hash slots still double as distinct ids arrive: an
-   * estimate a little high would double them once too often.
+   * Makes room for `allocations` allocations without further growth of the ids (at the mean id
+   * length so far for the arena) and of the direct table (at the largest decimal id so far, scaled).
+   * The hash slots still double as distinct ids arrive: an estimate a little high would double them
+   * once too often.
    */
   reserve(allocations: number): void {
     if (allocations <= this.length) return;
+    if (this.maxDirect >= 0) {
+      // Decimal ids: the largest so far, scaled as the allocations are (ids numbered in order).
+      const want = Math.min(Math.ceil(((this.maxDirect + 1) * allocations) / Math.max(1, this.length)), 4 * allocations + 65536);
+      if (want > this.direct.length) this.resizeDirect(want);
+    }
+    const values = this.values;
+    if (values) {
+      if (allocations > values.length) this.values = grown(values, allocations);
+      return;
+    }
     if (allocations + 1 > this.offs.length) this.offs = grown(this.offs, allocations + 1);
     if (allocations > this.hashes.length) this.hashes = grown(this.hashes, allocations);
     if (this.length > 0) {
@@ -160,10 +321,14 @@ export class IdTable {
 
   /** Releases growth slack once the trace is complete. */
   trim(): void {
-    this.bytes = this.bytes.slice(0, this.used);
-    this.view = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
-    this.offs = this.offs.slice(0, this.length + 1);
-    this.hashes = this.hashes.slice(0, this.length);
+    if (this.values) {
+      this.values = fitted(this.values, this.length);
+      return;
+    }
+    this.bytes = fitted(this.bytes, this.used);
+    this.view = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length);
+    this.offs = fitted(this.offs, this.length + 1);
+    this.hashes = fitted(this.hashes, this.length);
   }
 }
 

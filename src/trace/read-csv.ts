@@ -1,53 +1,153 @@
 import type { TraceBuilder } from './builder.js';
 import { CsvScanner, NO_VALUE } from './csv.js';
 import { addRawEvent, type EventField, isValidAlign, RawEvent } from './event-fields.js';
+import { NOT_DECIMAL } from './id-table.js';
 import { DEFAULT_ALIGN_BYTES } from './model.js';
 import type { ByteSource } from './source.js';
 
 const RELEASE_AFTER = 1 << 20;
 const KNOWN: readonly EventField[] = ['op', 'id', 'size', 'step', 'stream', 'tag', 'time', 'align'];
 
+// What each column of the header holds, for the plain-record loop.
+const OTHER = 0;
+const OP = 1;
+const ID = 2;
+const SIZE = 3;
+const STEP = 4;
+const STREAM = 5;
+const TAG = 6;
+const TIME = 7;
+const ALIGN = 8;
+const ROLES: Record<EventField, number> = { op: OP, id: ID, size: SIZE, step: STEP, stream: STREAM, tag: TAG, time: TIME, align: ALIGN };
+
+/** The plain-record loop keeps at least this much input ahead of a record (less only at the end). */
+const LOOKAHEAD = 1 << 16;
+/** After this many events the builder sizes its columns for the whole file. */
+const RESERVE_AT = 4096;
+/** Plain integers have at most this many digits (below 2^53). */
+const MAX_DIGITS = 15;
+
 /**
- * The common case without building a string per field: plain op, unquoted id and tag, plain
- * integers. Anything else (including every invalid value) takes the general path, which checks and
- * reports it; returns false then.
+ * The common case in one pass over the bytes, with no string and no object per field: records
+ * without quotes, comments or blank lines, `alloc`/`free` ops, ids and tags as bytes, plain decimal
+ * integers. Reads records until one needs the general path (anything else, including every invalid
+ * value, which that path checks and reports) or the input ends; leaves the scanner at that record.
  */
-function fastPath(sc: CsvScanner, b: TraceBuilder, col: Record<EventField, number>, line: number): boolean {
-  const isAlloc = sc.equals(col.op, 'alloc');
-  if (!isAlloc && !sc.equals(col.op, 'free')) return false;
-  const idc = col.id;
-  if (idc >= sc.count || sc.quoted[idc] || sc.starts[idc] === sc.ends[idc]) return false;
-  const step = sc.plainInt(col.step);
-  if (step !== step) return false;
-  const stream = sc.plainInt(col.stream);
-  if (stream !== stream || stream < 0 && stream !== NO_VALUE) return false;
-  if (col.time >= 0 && !sc.isEmpty(col.time)) return false;
-  const buf = sc.src.buf;
-  const idStart = sc.starts[idc] as number;
-  const idEnd = sc.ends[idc] as number;
-  const stepValue = step === NO_VALUE ? NaN : step;
-  if (!isAlloc) {
-    b.addFreeBytes(buf, idStart, idEnd, stepValue, stream === NO_VALUE ? -1 : stream, NaN, line);
-    return true;
-  }
-  const size = sc.plainInt(col.size);
-  if (size !== size || size < 0) return false;
-  let align = DEFAULT_ALIGN_BYTES;
-  if (col.align >= 0) {
-    const a = sc.plainInt(col.align);
-    if (a !== NO_VALUE) {
-      if (a !== a || !isValidAlign(a)) return false;
-      align = a;
+function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void {
+  const src = sc.src;
+  const columns = roles.length;
+  let p = sc.pos;
+  let line = sc.nextLine;
+  let buf = src.buf;
+  let end = src.end;
+  for (;;) {
+    if (end - p < LOOKAHEAD && !src.eof) {
+      if (src.base < src.totalBytes >> 2) b.reserveFor(src.base + p);
+      p -= src.discard(p);
+      src.fill();
+      buf = src.buf;
+      end = src.end;
+      continue;
     }
+    if (p >= end) break;
+    const rs = p;
+    const first = buf[p] as number;
+    if (first === 0x0a || first === 0x0d || first === 0x23) break;
+    let col = 0;
+    let op = -1;
+    let idStart = -1;
+    let idEnd = -1;
+    let idValue = NOT_DECIMAL;
+    let size = NO_VALUE;
+    let step = NO_VALUE;
+    let stream = NO_VALUE;
+    let time = NO_VALUE;
+    let align = NO_VALUE;
+    let tagStart = 0;
+    let tagEnd = 0;
+    let plain = false;
+    record: for (;;) {
+      const role = col < columns ? (roles[col] as number) : OTHER;
+      const fs = p;
+      if (role === SIZE || role === STEP || role === STREAM || role === TIME || role === ALIGN) {
+        let v = 0;
+        for (; p < end; p++) {
+          const d = (buf[p] as number) - 0x30;
+          if (d < 0 || d > 9) break;
+          v = v * 10 + d;
+        }
+        if (p - fs > MAX_DIGITS) break record;
+        const value = p === fs ? NO_VALUE : v;
+        if (role === SIZE) size = value;
+        else if (role === STEP) step = value;
+        else if (role === STREAM) stream = value;
+        else if (role === TIME) time = value;
+        else align = value;
+      } else if (role === ID) {
+        let v = 0;
+        let decimal = true;
+        for (; p < end; p++) {
+          const c = buf[p] as number;
+          if (c === 0x2c || c === 0x0a || c === 0x0d) break;
+          if (c === 0x22) break record;
+          const d = c - 0x30;
+          if (d < 0 || d > 9) decimal = false;
+          else v = v * 10 + d;
+        }
+        const n = p - fs;
+        if (n === 0) break record;
+        idStart = fs;
+        idEnd = p;
+        idValue = decimal && n <= 10 && (n === 1 || buf[fs] !== 0x30) && v < 2 ** 31 ? v : NOT_DECIMAL;
+      } else {
+        for (; p < end; p++) {
+          const c = buf[p] as number;
+          if (c === 0x2c || c === 0x0a || c === 0x0d) break;
+          if (c === 0x22) break record;
+        }
+        if (role === OP) {
+          const n = p - fs;
+          if (n === 5 && buf[fs] === 0x61 && buf[fs + 1] === 0x6c && buf[fs + 2] === 0x6c && buf[fs + 3] === 0x6f && buf[fs + 4] === 0x63) op = 1;
+          else if (n === 4 && buf[fs] === 0x66 && buf[fs + 1] === 0x72 && buf[fs + 2] === 0x65 && buf[fs + 3] === 0x65) op = 0;
+          else break record;
+        } else if (role === TAG) {
+          tagStart = fs;
+          tagEnd = p;
+        }
+      }
+      if (p >= end) break;
+      const c = buf[p] as number;
+      if (c === 0x2c) {
+        p++;
+        col++;
+        continue;
+      }
+      if (c === 0x0a) {
+        p++;
+        plain = true;
+      } else if (c === 0x0d && p + 1 < end && buf[p + 1] === 0x0a) {
+        p += 2;
+        plain = true;
+      }
+      break;
+    }
+    if (!plain || op < 0 || idStart < 0 || (op === 1 && (size === NO_VALUE || (align !== NO_VALUE && !isValidAlign(align))))) {
+      p = rs;
+      break;
+    }
+    const stepValue = step === NO_VALUE ? NaN : step;
+    const timeValue = time === NO_VALUE ? NaN : time;
+    if (op === 1) {
+      const tagIndex = tagEnd > tagStart ? b.internTag(buf, tagStart, tagEnd) : 0;
+      b.addAllocId(buf, idStart, idEnd, idValue, size, stepValue, stream === NO_VALUE ? 0 : stream, tagIndex, timeValue, line, align === NO_VALUE ? DEFAULT_ALIGN_BYTES : align);
+    } else {
+      b.addFreeId(buf, idStart, idEnd, idValue, stepValue, stream === NO_VALUE ? -1 : stream, timeValue, line);
+    }
+    line++;
+    if (b.length === RESERVE_AT) b.reserveFor(src.base + p);
   }
-  let tagIndex = 0;
-  const tc = col.tag;
-  if (tc >= 0 && tc < sc.count && sc.starts[tc] !== sc.ends[tc]) {
-    if (sc.quoted[tc]) return false;
-    tagIndex = b.internTag(buf, sc.starts[tc] as number, sc.ends[tc] as number);
-  }
-  b.addAllocBytes(buf, idStart, idEnd, size, stepValue, stream === NO_VALUE ? 0 : stream, tagIndex, NaN, line, align);
-  return true;
+  sc.pos = p;
+  sc.nextLine = line;
 }
 
 /**
@@ -79,15 +179,15 @@ export function readCsv(src: ByteSource, b: TraceBuilder): void {
   }
   if (!b.problems.isEmpty) return;
 
+  const roles = new Uint8Array(sc.count);
+  for (const name of KNOWN) if (col[name] >= 0) roles[col[name]] = ROLES[name];
   const ev = new RawEvent();
-  while (sc.next()) {
+  for (;;) {
+    plainRecords(sc, b, roles);
+    if (!sc.next()) break;
     const line = sc.line;
     if (sc.error) {
       b.problem({ line, col: sc.error.col, message: sc.error.message });
-      continue;
-    }
-    if (fastPath(sc, b, col, line)) {
-      if (sc.pos > RELEASE_AFTER) sc.release();
       continue;
     }
     ev.reset();

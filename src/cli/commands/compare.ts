@@ -8,6 +8,7 @@ import { evaluateGates, type GateSpec, parseGate, parseRatio } from '../../sweep
 import { compareTrace, type CompareReport } from '../../sweep/compare.js';
 import { knownContenders } from '../../sweep/contenders.js';
 import { readTrace } from '../../trace/read.js';
+import { canonicalConfiguration, splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
 import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
 import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
@@ -38,11 +39,12 @@ const schema = z.object({
 export function optionsByRow(flags: readonly string[]): Record<string, Record<string, string>> {
   const out: Record<string, Record<string, string>> = {};
   for (const [key, value] of Object.entries(parseOptionPairs(flags))) {
-    const dot = key.indexOf('.');
+    // A variant's name may hold dots of its own (`caching[garbage_collection_threshold=0.6].key`).
+    const dot = key.indexOf('.', key.lastIndexOf(']') + 1);
     if (dot <= 0 || dot === key.length - 1) {
       throw new UsageError(`--option in compare names the allocator: allocator.key=value (e.g. naive.page=4KiB), got "${key}=${value}"`);
     }
-    (out[key.slice(0, dot)] ??= {})[key.slice(dot + 1)] = value;
+    (out[canonicalConfiguration(key.slice(0, dot))] ??= {})[key.slice(dot + 1)] = value;
   }
   return out;
 }
@@ -74,7 +76,7 @@ export function compareCommand(): Command {
     new Command('compare')
       .description('replay a trace through several allocators side by side: peak usage, fragmentation, OOMs, minimum capacity, CI gates')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
-      .option('-a, --allocators <list>', `comma-separated names, or all (known: ${knownContenders().join(', ')})`, 'all')
+      .option('-a, --allocators <list>', `comma-separated names or variants NAME[key=value,…], or all (known: ${knownContenders().join(', ')})`, 'all')
       .option('-o, --option <alloc.key=value>', 'an option of one allocator, e.g. naive.page=4KiB (repeatable)', collect, [])
       .option('-c, --capacity <bytes>', 'device capacity of every replay (default: the trace meta capacityBytes, else unlimited)')
       .option('--min-capacity', 'search each allocator\'s smallest capacity at which the whole trace replays without OOM')
@@ -115,7 +117,7 @@ Examples:
           throw new UsageError(`${o.maxRegression !== undefined ? '--max-regression' : '--fail-on regression'} needs --baseline FILE (a memsim.compare/1 JSON report)`);
         }
         const baseline = o.baseline !== undefined ? parseBaseline(readBaseline(o.baseline), o.baseline) : undefined;
-        const allocators = o.allocators.trim() === 'all' ? 'all' : o.allocators.split(',').map((s) => s.trim()).filter((s) => s !== '');
+        const allocators = o.allocators.trim() === 'all' ? 'all' : splitConfigurations(o.allocators);
         if (allocators !== 'all' && allocators.length === 0) throw new UsageError('--allocators: no allocator named');
 
         const trace = readTrace(tracePath, readOptions(o));

@@ -53,7 +53,7 @@ export function replayCommand(): Command {
     new Command('replay')
       .description('replay a trace through an allocator and report peak usage, fragmentation and OOMs')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
-      .option('-a, --allocator <name>', `allocator: ${listAllocators().map((a) => a.name).join(', ')}`, 'naive')
+      .option('-a, --allocator <name>', `allocator: ${listAllocators().map((a) => a.name).join(', ')}; or NAME[key=value,…] with options`, 'naive')
       .option('-c, --capacity <bytes>', 'device capacity, e.g. 80GiB, 1.5GiB, 2GB (default: the trace meta capacityBytes, else unlimited)')
       .option('-o, --option <key=value>', 'allocator option (repeatable; key=value,key2=value2 also works)', collect, [])
       .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json', 'markdown', 'html']).default('text'))

@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { compareTrace } from '../../sweep/compare.js';
 import { knownContenders } from '../../sweep/contenders.js';
 import { readTrace } from '../../trace/read.js';
+import { splitConfigurations } from '../../util/configuration.js';
 import { comparisonPage } from '../html.js';
 import { htmlDestination, Progress, type ProgressMode, writeOutput } from '../io.js';
 import { bytesArg, collect, intArg, parseOptions } from '../options.js';
@@ -28,7 +29,7 @@ export function reportCommand(): Command {
     new Command('report')
       .description('write a self-contained HTML report: memory over time, allocator states drawn to scale, per-step peaks, tables, OOMs')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
-      .option('-a, --allocators <list>', `comma-separated names, or all (known: ${knownContenders().join(', ')})`, 'all')
+      .option('-a, --allocators <list>', `comma-separated names or variants NAME[key=value,…], or all (known: ${knownContenders().join(', ')})`, 'all')
       .option('-o, --option <alloc.key=value>', 'an option of one allocator, e.g. naive.page=4KiB (repeatable)', collect, [])
       .option('-c, --capacity <bytes>', 'device capacity of every replay (default: the trace meta capacityBytes, else unlimited)')
       .option('--output <file>', 'the HTML file to write (default: stdout, when it is not a terminal)')
@@ -52,7 +53,7 @@ Examples:
       .action(async (tracePath: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);
         htmlDestination(o.output);
-        const allocators = o.allocators.trim() === 'all' ? 'all' : o.allocators.split(',').map((s) => s.trim()).filter((s) => s !== '');
+        const allocators = o.allocators.trim() === 'all' ? 'all' : splitConfigurations(o.allocators);
         if (allocators !== 'all' && allocators.length === 0) throw new UsageError('--allocators: no allocator named');
         const trace = readTrace(tracePath, readOptions(o));
         const given = optionsByRow(o.option);

@@ -1,0 +1,59 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decimalId, IdTable, NOT_DECIMAL } from '../../src/trace/id-table.js';
+
+const enc = new TextEncoder();
+
+describe('id table', () => {
+  it('decimalId takes plain decimal numbers below 2^31 only', () => {
+    const v = (s: string): number => {
+      const b = enc.encode(`<${s}>`);
+      return decimalId(b, 1, b.length - 1);
+    };
+    expect([v('0'), v('7'), v('500127'), v('2147483647')]).toEqual([0, 7, 500127, 2147483647]);
+    for (const s of ['', '00', '007', '-1', '+1', '1e3', '2147483648', '12345678901', ' 1', '1.0']) expect(v(s)).toBe(NOT_DECIMAL);
+  });
+
+  it('finds the latest allocation of every id, decimal or not, dense or sparse (fast-check against a Map)', () => {
+    const id = fc.oneof(
+      fc.integer({ min: 0, max: 5000 }).map(String),
+      fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String),
+      fc.constantFrom('007', 'w3', 'é', '', '2147483648'),
+      fc.string({ maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.array(id, { maxLength: 300 }), (ids) => {
+        const t = new IdTable();
+        const model = new Map<string, number>();
+        ids.forEach((s) => {
+          const b = enc.encode(s);
+          expect(t.lookup(b, 0, b.length)).toBe(model.get(s) ?? -1);
+          const a = t.insert(b, 0, b.length, decimalId(b, 0, b.length), true);
+          model.set(s, a);
+        });
+        t.trim();
+        expect(t.toArray()).toEqual(ids);
+        for (const [s, a] of model) {
+          const b = enc.encode(s);
+          expect(t.lookup(b, 0, b.length)).toBe(a);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('keeps decimal ids as numbers until the first other id, then as bytes', () => {
+    const t = new IdTable();
+    for (let k = 0; k < 3000; k++) {
+      const b = enc.encode(String(k));
+      t.insert(b, 0, b.length);
+    }
+    const numbers = t.byteLength;
+    const w = enc.encode('w0');
+    t.insert(w, 0, w.length);
+    expect(t.byteLength).toBeGreaterThan(numbers);
+    expect(t.get(2999)).toBe('2999');
+    expect(t.get(3000)).toBe('w0');
+    expect(t.lookup(enc.encode('1234'), 0, 4)).toBe(1234);
+  });
+});
