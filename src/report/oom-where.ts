@@ -17,3 +17,9 @@ export function oomWhat(o: OomRecord): string {
   if (o.recorded) return `the real run's request of ${formatBytes(o.sizeBytes)} (recorded in the snapshot; no event of the trace)`;
   return `alloc "${o.id}"${o.tag ? ` (${o.tag})` : ''} of ${formatBytes(o.sizeBytes)} (rounded to ${formatBytes(o.roundedBytes)})`;
 }
+
+/** The short form: `at event N (line L)`, `at event N (device_traces[0][4])`, `before event N (…)`. */
+export function oomAt(o: OomRecord): string {
+  const source = o.entry !== undefined ? o.entry : o.line !== null ? `line ${o.line}` : '';
+  return `${o.recorded ? 'before' : 'at'} event ${formatCount(o.event)}${source ? ` (${source})` : ''}`;
+}

@@ -2,7 +2,7 @@ import Table from 'cli-table3';
 import type { ReplayReport } from '../sim/report.js';
 import type { OomRecord, StepRecord } from '../sim/replay.js';
 import { formatBytes, formatCount, formatPercent, nativeLines, painter, type RenderOptions, sparkline } from './format.js';
-import { oomWhat, oomWhere } from './oom-where.js';
+import { oomAt, oomWhat, oomWhere } from './oom-where.js';
 import type { ChalkInstance } from 'chalk';
 
 // No rule between body rows: compact tables that still line up.
@@ -30,7 +30,7 @@ export function statusLine(r: ReplayReport, c: ChalkInstance): string {
     return `${c.green('✔ fits')}: peak reserved ${formatBytes(s.peakReservedBytes)} (${cap}), lower bound ${formatBytes(s.peakLiveBytes)}`;
   }
   const first = r.ooms[0];
-  const where = first ? ` ${oomWhere(first, false)}` : '';
+  const where = first ? ` ${oomAt(first)}` : '';
   const kind = first ? ` — ${first.kind === 'capacity' ? 'too little memory' : 'fragmentation'}` : '';
   return `${c.red(`✘ ${s.oomCount} OOM${s.oomCount > 1 ? 's' : ''}`)}${where}${kind}`;
 }
