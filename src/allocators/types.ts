@@ -14,6 +14,14 @@ export interface AllocatorContext {
   /** Device capacity in bytes; Infinity when unlimited. */
   capacityBytes: number;
   trace: Trace;
+  /**
+   * How an allocator that simulates the trace's recorded allocator (see
+   * {@link AllocatorDefinition.recordedAs}) starts: `recorded` (default) from the recorded segments and
+   * blocks of the moment the window opened, with the recorded history's placements; `fresh` as a new
+   * process would, every event (the window's initial live blocks first) served by the simulation
+   * alone. The replay engine decides it (src/sim/start.ts); allocators only obey.
+   */
+  start?: 'recorded' | 'fresh';
 }
 
 /** The allocator's own account of a failed request, taken right after `allocate` returned FAILED. */
@@ -149,11 +157,10 @@ export interface AllocatorDefinition<S extends Record<string, OptionSpec<unknown
   /** True when the allocator can only run on traces with a recorded history. */
   needsRecordedHistory?: boolean;
   /**
-   * The kinds of recorded histories (`RecordedHistory.allocator`) this allocator simulates, e.g.
-   * `tensorflow-bfc`: its fidelity against a history of another kind compares unlike allocators,
-   * and the report says so.
+   * The `allocator` of recorded histories that this one simulates (e.g. `pytorch-caching`): its
+   * fidelity against a history of another kind compares unlike allocators, and the report says so.
    */
-  simulates?: readonly string[];
+  recordedAs?: readonly string[];
   create(options: OptionValues<S>, ctx: AllocatorContext): OnlineAllocator;
 }
 

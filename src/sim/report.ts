@@ -1,6 +1,7 @@
 import type { Trace } from '../trace/model.js';
 import { VERSION } from '../version.js';
 import type { OomRecord, ReplayOutcome, StepRecord } from './replay.js';
+import type { StartChoice } from './start.js';
 
 /** Ratios in reports are rounded to 6 decimals so that they read well and compare exactly. */
 export function ratio(x: number): number {
@@ -62,6 +63,8 @@ export interface ReplayReport {
   timeline: { points: [number, number, number, number][] };
   /** Plain-language remarks from the allocator, the importer and the option resolution. */
   notes: string[];
+  /** How a replay of a recorded history started, and why (absent for traces without one). */
+  start?: StartChoice;
   /** Extra sections added by allocators or importers (e.g. `fidelity`). */
   [section: string]: unknown;
 }

@@ -5,6 +5,7 @@ import type { Trace } from '../trace/model.js';
 import { kindMismatchNote, PlacementComparison } from './fidelity.js';
 import { replayTrace, type ReplayOptions, type ReplayOutcome } from './replay.js';
 import { buildReplayReport, type ReplayReport } from './report.js';
+import { chooseStart, type StartMode, startNote } from './start.js';
 
 /** A replay request: which allocator, its options, the capacity, and the engine's options. */
 export interface RunOptions extends ReplayOptions {
@@ -14,6 +15,8 @@ export interface RunOptions extends ReplayOptions {
   options?: Record<string, unknown>;
   /** Device capacity in bytes; default the trace's `meta.capacityBytes`, else unlimited. */
   capacityBytes?: number;
+  /** How a replay of a recorded history starts (see src/sim/start.ts); default: decided from the options. */
+  start?: StartMode;
 }
 
 /** The report of a replay plus the live objects, for callers that look further (plots, tests). */
@@ -38,12 +41,14 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
     throw new UsageError(`allocator "${def.name}" needs a trace with a recorded history`);
   }
   const capacity = effectiveCapacity(trace, run.capacityBytes);
-  const allocator = def.create(resolved.values as never, { capacityBytes: capacity, trace });
+  const start = chooseStart(def, resolved.values, trace, run.start);
+  const allocator = def.create(resolved.values as never, { capacityBytes: capacity, trace, ...(start ? { start: start.mode } : {}) });
   // A simulation of a recorded history is compared with it (an allocator that replays the history
   // itself has nothing to compare).
   const comparison = !def.needsRecordedHistory && PlacementComparison.applies(trace) ? new PlacementComparison(trace) : undefined;
   const outcome = replayTrace(trace, allocator, capacity, comparison ? { ...run, onPlacement: comparison.chain(run.onPlacement) } : run);
-  const notes = [...resolved.notes, ...(trace.recorded?.notes ?? []), ...(allocator.notes?.() ?? [])];
+  const said = def.needsRecordedHistory ? undefined : startNote(start, trace, def.name);
+  const notes = [...resolved.notes, ...(said ? [said] : []), ...(trace.recorded?.notes ?? []), ...(allocator.notes?.() ?? [])];
   const report = buildReplayReport(
     trace,
     { name: def.name, options: resolved.values, stats: allocator.stats() },
@@ -51,13 +56,14 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
     outcome,
     notes,
   );
+  if (start) report['start'] = start;
   for (const [key, value] of Object.entries(allocator.reportSections?.() ?? {})) {
     if (!(key in report)) report[key] = value;
   }
   if (comparison && !('fidelity' in report)) {
     const fidelity = comparison.result(allocator.reservedBytes);
-    const mismatch = def.simulates ? kindMismatchNote(def.name, def.simulates, trace) : undefined;
-    if (def.simulates) fidelity.simulatesRecordedKind = mismatch === undefined;
+    const mismatch = def.recordedAs ? kindMismatchNote(def.name, def.recordedAs, trace) : undefined;
+    if (def.recordedAs) fidelity.simulatesRecordedKind = mismatch === undefined;
     report['fidelity'] = fidelity;
     if (fidelity.withAllocatedBytes + fidelity.withAddress > 0) report.notes.push(comparison.note());
     if (mismatch) report.notes.push(mismatch);

@@ -5,6 +5,7 @@ import { VERSION } from '../version.js';
 import type { OnOom, OomRecord } from './replay.js';
 import { type ReplaySummary, type TraceInfo, traceInfo } from './report.js';
 import { replay, type RunOptions, type RunResult } from './run.js';
+import type { StartMode } from './start.js';
 import { TimelineSampler } from './timeline.js';
 import { compactState, type CompactState, NameTable } from './visual-state.js';
 
@@ -219,7 +220,8 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions & { allocat
 
 /** What {@link collectComparedRuns} reads of a comparison (`memsim.compare/1`, built in `src/sweep/`). */
 export interface ComparedRows {
-  allocators: readonly { name: string; kind: string }[];
+  /** `start`: how the row's replay of a recorded history started (replayed again the same way). */
+  allocators: readonly { name: string; kind: string; start?: { mode: StartMode; isAsked: boolean } | null }[];
   capacityBytes: number | null;
   onOom: OnOom;
 }
@@ -238,7 +240,8 @@ export function collectComparedRuns(
   const registered = new Set(listAllocators().map((d) => d.name));
   const rows = compare.allocators.filter((e) => e.kind !== 'planner' && registered.has(parseConfiguration(e.name).name));
   return rows.map((e, k) => {
-    const { visual } = collectVisualRun(ctx, { allocator: e.name, options: given[e.name] ?? {}, capacityBytes: compare.capacityBytes ?? Infinity, onOom: compare.onOom });
+    const start = e.start?.isAsked ? { start: e.start.mode } : {};
+    const { visual } = collectVisualRun(ctx, { allocator: e.name, options: given[e.name] ?? {}, capacityBytes: compare.capacityBytes ?? Infinity, onOom: compare.onOom, ...start });
     onProgress?.(k + 1, rows.length);
     // A variant (`caching[expandable_segments=true]`) keeps its row's name.
     return { ...visual, name: e.name };

@@ -12,6 +12,7 @@ import { type Contender, type ContenderKind, createContender, listContenders } f
 import type { OnOom, OomRecord } from '../sim/replay.js';
 import { type ReplaySummary, type TraceInfo, traceInfo } from '../sim/report.js';
 import { shareTrace } from './shared-trace.js';
+import type { StartChoice, StartMode } from '../sim/start.js';
 
 /** One row of a comparison. */
 export interface CompareEntry {
@@ -32,6 +33,8 @@ export interface CompareEntry {
   replays: number;
   search: CapacitySearchResult | null;
   notes: string[];
+  /** How the row's replay of a recorded history started, and why; null for other traces and for plans. */
+  start: StartChoice | null;
 }
 
 /** `memsim.compare/1`: the JSON report of `compare`, a stable contract for CI. */
@@ -66,6 +69,8 @@ export interface CompareOptions {
   /** Capacity of every row (default: the trace's meta capacity, else unlimited). */
   capacityBytes?: number;
   onOom?: OnOom;
+  /** How replays of a recorded history start (default: decided per row, see src/sim/start.ts). */
+  start?: StartMode;
   /** Search the minimum capacity of each row. */
   minCapacity?: boolean;
   /** Grid of the search (default 1 MiB). */
@@ -161,7 +166,8 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
   const given = (name: string): Record<string, unknown> => o.options?.[name] ?? {};
   const adHoc = new Map((o.contenders ?? []).map((c) => [c.name, c]));
   // Built here first so that bad names and options are usage errors before any work starts.
-  const rows: Contender[] = [...names.map((n) => createContender(n, given(n), trace)), ...adHoc.values()];
+  const settings = o.start ? { start: o.start } : {};
+  const rows: Contender[] = [...names.map((n) => createContender(n, given(n), trace, settings)), ...adHoc.values()];
   if (rows.length === 0) throw new UsageError('nothing to compare: no allocator can run on this trace');
   const step = o.capacityStepBytes ?? DEFAULT_CAPACITY_STEP_BYTES;
   if (!Number.isSafeInteger(step) || step <= 0) throw new UsageError(`the capacity step must be a positive whole number of bytes, got ${step}`);
@@ -169,7 +175,7 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
   const capacity = o.capacityBytes ?? (typeof fromMeta === 'number' ? fromMeta : Infinity);
   const onOom = o.onOom ?? 'stop';
   const mode = o.capacitySearch ?? 'bisect';
-  const build = (ref: ContenderRef): Contender => adHoc.get(ref.name) ?? createContender(ref.name, ref.given, trace);
+  const build = (ref: ContenderRef): Contender => adHoc.get(ref.name) ?? createContender(ref.name, ref.given, trace, ref.start ? { start: ref.start } : {});
   const { runner, reason } = makeRunner(trace, o, rows.length, build);
   let done = 0;
   const search = o.minCapacity ? { stepBytes: step, mode } : null;
@@ -177,7 +183,7 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
   try {
     results = await Promise.all(
       rows.map(async (c) => {
-        const contender = { name: c.name, given: adHoc.has(c.name) ? {} : given(c.name) };
+        const contender = { name: c.name, given: adHoc.has(c.name) ? {} : given(c.name), ...settings };
         const r = await runner.submit({ contender, capacityBytes: capacity, onOom, search });
         o.onProgress?.(++done, rows.length);
         return r;
@@ -204,6 +210,7 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
     replays: 1 + (search?.replays ?? 0),
     search,
     notes: run.notes,
+    start: run.start ?? null,
   }));
   const peakLive = trace.summary.peakLiveBytes;
   const report: CompareReport = {

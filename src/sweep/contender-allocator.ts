@@ -2,9 +2,10 @@ import { getAllocator, listAllocators, resolveOptions } from '../allocators/inde
 import { FAILED, NO_BLOCK, type AllocatorDefinition, type OnlineAllocator } from '../allocators/types.js';
 import { UsageError } from '../errors.js';
 import { OP_ALLOC, type Trace } from '../trace/model.js';
-import type { Contender, ContenderProbe, ContenderProvider } from './contender.js';
+import type { Contender, ContenderProbe, ContenderProvider, ContenderSettings } from './contender.js';
 import { replayTrace } from '../sim/replay.js';
 import { summarize } from '../sim/report.js';
+import { chooseStart, startNote } from '../sim/start.js';
 
 /**
  * Replays the trace only to learn whether it fits: the requests and frees of the full engine
@@ -39,12 +40,14 @@ export function probeAllocator(trace: Trace, allocator: OnlineAllocator): Conten
 }
 
 /** A registered online allocator as a row of `compare`. */
-export function allocatorContender(def: AllocatorDefinition, given: Record<string, unknown>, trace: Trace): Contender {
+export function allocatorContender(def: AllocatorDefinition, given: Record<string, unknown>, trace: Trace, settings: ContenderSettings = {}): Contender {
   if (def.needsRecordedHistory && !trace.recorded) {
     throw new UsageError(`allocator "${def.name}" needs a trace with a recorded history, and ${trace.path} has none`);
   }
   const resolved = resolveOptions(def, given, trace);
-  const create = (capacityBytes: number): OnlineAllocator => def.create(resolved.values as never, { capacityBytes, trace });
+  const start = chooseStart(def, resolved.values, trace, settings.start);
+  const said = def.needsRecordedHistory ? undefined : startNote(start, trace, def.name);
+  const create = (capacityBytes: number): OnlineAllocator => def.create(resolved.values as never, { capacityBytes, trace, ...(start ? { start: start.mode } : {}) });
   return {
     name: def.name,
     kind: def.needsRecordedHistory ? 'recorded' : 'allocator',
@@ -57,7 +60,8 @@ export function allocatorContender(def: AllocatorDefinition, given: Record<strin
         completed: outcome.completed,
         summary: summarize(outcome),
         firstOom: outcome.ooms[0] ?? null,
-        notes: [...resolved.notes, ...(allocator.notes?.() ?? [])],
+        notes: [...resolved.notes, ...(said ? [said] : []), ...(allocator.notes?.() ?? [])],
+        start,
       };
     },
     probe(t, capacityBytes) {
@@ -76,5 +80,5 @@ export const allocatorContenders: ContenderProvider = {
         : { name: d.name },
     ),
   owns: (name) => listAllocators().some((d) => d.name === name),
-  create: (name, given, trace) => allocatorContender(getAllocator(name), given, trace),
+  create: (name, given, trace, settings) => allocatorContender(getAllocator(name), given, trace, settings),
 };

@@ -3,6 +3,7 @@ import type { Trace } from '../trace/model.js';
 import { formatConfiguration, parseConfiguration, withMoreOptions } from '../util/configuration.js';
 import type { OnOom, OomRecord } from '../sim/replay.js';
 import type { ReplaySummary } from '../sim/report.js';
+import type { StartChoice, StartMode } from '../sim/start.js';
 
 /**
  * What a row of `memsim compare` is: an online allocator replayed event by event, an offline planner
@@ -20,6 +21,8 @@ export interface ContenderRun {
   firstOom: OomRecord | null;
   /** Plain-language remarks (option resolution, the allocator's own notes). */
   notes: string[];
+  /** How a replay of a recorded history started (rows that replay event by event), else null. */
+  start?: StartChoice | null;
   /**
    * Set when the contender declined the trace once it saw it (e.g. a planner strategy for which the
    * problem is too large): the row moves to the report's `skipped` list with this reason.
@@ -50,6 +53,12 @@ export interface Contender {
   probe?(trace: Trace, capacityBytes: number): ContenderProbe;
 }
 
+/** Run settings that every row of a sweep shares (plain data: they cross to worker threads). */
+export interface ContenderSettings {
+  /** How replays of a recorded history start (default: decided per row, see src/sim/start.ts). */
+  start?: StartMode;
+}
+
 /** A name that `--allocators all` stands for, or one that cannot run on this trace and why. */
 export interface ContenderListing {
   name: string;
@@ -73,7 +82,7 @@ export interface ContenderProvider {
    * Builds the contender with the user's options (typed values or `--option` text). Throws a
    * {@link UsageError} for unknown options, bad values, or a trace it cannot run on.
    */
-  create(name: string, given: Record<string, unknown>, trace: Trace): Contender;
+  create(name: string, given: Record<string, unknown>, trace: Trace, settings?: ContenderSettings): Contender;
 }
 
 const providers: ContenderProvider[] = [];
@@ -110,11 +119,11 @@ function renamed(c: Contender, name: string): Contender {
  * configuration, `NAME[key=value,…]`: that contender with those options (and `given` besides), as a
  * row named by the configuration's canonical text.
  */
-export function createContender(name: string, given: Record<string, unknown>, trace: Trace): Contender {
+export function createContender(name: string, given: Record<string, unknown>, trace: Trace, settings: ContenderSettings = {}): Contender {
   const config = parseConfiguration(name);
   const p = providers.find((x) => x.owns(config.name));
   if (!p) throw new UsageError(`unknown allocator "${config.name}" (known: ${knownContenders().join(', ')})`);
-  const c = p.create(config.name, withMoreOptions(config, given), trace);
+  const c = p.create(config.name, withMoreOptions(config, given), trace, settings);
   const rowName = formatConfiguration(config);
   return rowName === c.name ? c : renamed(c, rowName);
 }

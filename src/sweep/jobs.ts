@@ -2,12 +2,15 @@ import type { Trace } from '../trace/model.js';
 import { searchMinCapacity, type CapacitySearchMode, type CapacitySearchResult } from './capacity-search.js';
 import { type Contender, type ContenderRun, probeContender } from './contender.js';
 import type { OnOom } from '../sim/replay.js';
+import type { StartMode } from '../sim/start.js';
 
 /** Names a row and its options: what a worker needs to rebuild the contender. */
 export interface ContenderRef {
   name: string;
   /** The user's options for it (typed values or `--option` text), as given. */
   given: Record<string, unknown>;
+  /** `--start`, when given (see src/sim/start.ts). */
+  start?: StartMode;
 }
 
 /**

@@ -16,7 +16,7 @@ const port = parentPort;
 port?.on('message', (job: CompareJob) => {
   let reply: WorkerReply;
   try {
-    reply = { ok: true, result: runJob(trace, job, (ref) => createContender(ref.name, ref.given, trace)) };
+    reply = { ok: true, result: runJob(trace, job, (ref) => createContender(ref.name, ref.given, trace, ref.start ? { start: ref.start } : {})) };
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
     reply = { ok: false, error: { name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}) } };

@@ -209,8 +209,9 @@ describe('replaying a recorded PyTorch history', () => {
       [0, 20],
       [40, 40],
     ]);
-    // With expandable segments turned off, their free blocks are passed over: a segment of its own.
-    const off = runCaching(t, { expandable_segments: false }, 1000 * MiB);
+    // With expandable segments turned off (on the recorded layout: other options start fresh by
+    // default), their free blocks are passed over: a segment of its own.
+    const off = runCaching(t, { expandable_segments: false }, 1000 * MiB, 'recorded');
     expect(off.at.i0).toBe(SEG + 56 * MiB);
     expect(off.stats.num_device_alloc).toBe(1);
     expect(off.stats.segments).toBe(1);

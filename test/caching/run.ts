@@ -1,6 +1,7 @@
 import { DEFAULT_DEVICE_BASE } from '../../src/allocators/index.js';
 import type { CachingAllocator } from '../../src/allocators/caching/allocator.js';
 import { replay, type RunResult } from '../../src/sim/run.js';
+import type { StartMode } from '../../src/sim/start.js';
 import type { Trace } from '../../src/trace/model.js';
 import { traceFromEvents, type EventObject } from '../helpers.js';
 
@@ -14,8 +15,8 @@ export interface CachingRun extends RunResult {
   stats: Record<string, number>;
 }
 
-/** Replays events (or a trace) through the caching allocator, going on after OOMs. */
-export function runCaching(events: EventObject[] | Trace, options: Record<string, unknown> = {}, capacityBytes = Infinity): CachingRun {
+/** Replays events (or a trace) through the caching allocator, going on after OOMs (`start`: see --start). */
+export function runCaching(events: EventObject[] | Trace, options: Record<string, unknown> = {}, capacityBytes = Infinity, start?: StartMode): CachingRun {
   const trace = Array.isArray(events) ? traceFromEvents(events) : events;
   const at: Record<string, number> = {};
   const bytes: Record<string, number> = {};
@@ -24,6 +25,7 @@ export function runCaching(events: EventObject[] | Trace, options: Record<string
     options,
     capacityBytes,
     onOom: 'continue',
+    ...(start ? { start } : {}),
     onPlacement: (_e, a, address, _size, allocated) => {
       at[trace.ids.get(a)] = address;
       bytes[trace.ids.get(a)] = allocated;

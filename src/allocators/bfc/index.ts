@@ -38,7 +38,6 @@ export function assumedLimitBytes(peakLiveBytes: number): number {
 export const bfc = defineAllocator({
   name: 'bfc',
   summary: "TensorFlow's best-fit-with-coalescing allocator (GPU_0_bfc, TF 2.12–2.14): bins, regions, exact OOM dump",
-  simulates: ['tensorflow-bfc'],
   options: {
     allow_growth: opt.boolean(false, 'grow regions on demand from 2 MiB (true) or reserve the whole memory limit at the first request'),
     garbage_collection: opt.boolean(true, 'return empty regions to the device and retry before declaring an OOM'),
@@ -47,6 +46,7 @@ export const bfc = defineAllocator({
     memory_limit: optionalBytes("BFC's memory limit (TensorFlow's memory_limit); none = the capacity, or 80 GiB when unlimited"),
     name: opt.string('GPU_0_bfc', 'allocator name in the OOM text'),
   },
+  recordedAs: ['tensorflow-bfc'],
   create(o, ctx) {
     const capacity = ctx.capacityBytes;
     const notes: string[] = [];

@@ -16,10 +16,12 @@ export const caching = defineAllocator({
   name: 'caching',
   summary: "PyTorch's CUDA caching allocator: small/large pools, best fit per stream, splits, expandable segments, GC",
   options: cachingOptions,
-  simulates: ['pytorch-caching'],
   defaultsFromTrace,
+  recordedAs: ['pytorch-caching'],
   create(options, ctx) {
     const base = { ...defaultOptionValues(), ...(defaultsFromTrace(ctx.trace)?.values ?? {}) };
-    return new CachingAllocator(settingsFromOptions(options, base), ctx.capacityBytes, ctx.trace);
+    // A fresh start knows nothing of the recorded layout or placements (the trace's settings still
+    // set the option defaults above).
+    return new CachingAllocator(settingsFromOptions(options, base), ctx.capacityBytes, ctx.start === 'fresh' ? undefined : ctx.trace);
   },
 });

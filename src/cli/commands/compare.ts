@@ -29,6 +29,7 @@ const schema = z.object({
   maxRegression: z.string().optional(),
   failOn: z.array(z.string()).default([]),
   onOom: z.enum(['stop', 'continue']).default('stop'),
+  start: z.enum(['recorded', 'fresh']).optional(),
   jobs: intArg.refine((n) => n >= 1, 'must be at least 1').optional(),
   ...traceInputFields,
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
@@ -89,6 +90,7 @@ export function compareCommand(): Command {
       .option('--max-regression <ratio>', 'allowed worsening against the baseline, e.g. 5% or 0.05; fails the run beyond it (default 0%)')
       .option('--fail-on <condition>', 'exit 1 when: oom | regression | fragmentation>0.3 | internal-fragmentation>X | external-fragmentation>X | overhead>X (repeatable)', collect, [])
       .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
+      .addOption(new Option('--start <mode>', 'replays of a recorded history (snapshot, log): start from the recorded layout, or fresh with the live blocks allocated first (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
       .option('-j, --jobs <n>', 'worker threads (default: the number of cores, or 1 for traces under 50,000 events; 1 runs in this thread)')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
       .option('--no-color', 'no colours in the text report')
@@ -129,6 +131,7 @@ Examples:
             options: optionsByRow(o.option),
             ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
             onOom: o.onOom,
+            ...(o.start ? { start: o.start } : {}),
             minCapacity: o.minCapacity,
             capacityStepBytes: o.capacityStep,
             capacitySearch: o.capacitySearch,

@@ -23,6 +23,7 @@ const schema = z.object({
   placements: z.string().optional(),
   onOom: z.enum(['stop', 'continue']).default('stop'),
   allowOom: z.boolean().default(false),
+  start: z.enum(['recorded', 'fresh']).optional(),
   ...traceInputFields,
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
   color: z.boolean().default(true),
@@ -61,6 +62,7 @@ export function replayCommand(): Command {
       .option('--placements <file>', 'write CSV event,id,address,sizeBytes,allocatedBytes for every served allocation')
       .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
       .option('--allow-oom', 'exit 0 even when the replay hits an OOM')
+      .addOption(new Option('--start <mode>', 'replays of a recorded history (snapshot, log): start from the recorded layout, or fresh with the live blocks allocated first (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
       .option('--oom-dump <mode>', 'native OOM text in the text report: compact, full or none', 'compact')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
       .option('--no-color', 'no colours in the text report')
@@ -72,7 +74,8 @@ Examples:
   $ memsim replay traces/training.json --allocator naive --capacity 12GiB --format json --output report.json
   $ memsim replay traces/fragmentation.csv --capacity 1GiB --on-oom continue --allow-oom --format html --output oom.html
   $ memsim replay traces/inference.jsonl --placements placements.csv --format markdown >> "$GITHUB_STEP_SUMMARY"
-  $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc`,
+  $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc
+  $ memsim replay snap.pickle --allocator caching --option expandable_segments=true --start fresh`,
       )
       .action((tracePath: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);
@@ -95,6 +98,7 @@ Examples:
             options: parseOptionPairs(o.option),
             ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
             onOom: o.onOom,
+            ...(o.start ? { start: o.start } : {}),
             onProgress: (done, total) => progress.update(done, total),
             ...(placements
               ? {

@@ -17,6 +17,7 @@ const schema = z.object({
   capacity: bytesArg.optional(),
   output: z.string().optional(),
   onOom: z.enum(['stop', 'continue']).default('stop'),
+  start: z.enum(['recorded', 'fresh']).optional(),
   states: intArg.refine((n) => n <= 1000, 'at most 1000').default(32),
   timelinePoints: intArg.refine((n) => n >= 100 && n <= 100_000, 'between 100 and 100000').default(4000),
   jobs: intArg.refine((n) => n >= 1, 'must be at least 1').optional(),
@@ -34,6 +35,7 @@ export function reportCommand(): Command {
       .option('-c, --capacity <bytes>', 'device capacity of every replay (default: the trace meta capacityBytes, else unlimited)')
       .option('--output <file>', 'the HTML file to write (default: stdout, when it is not a terminal)')
       .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
+      .addOption(new Option('--start <mode>', 'replays of a recorded history (snapshot, log): start from the recorded layout, or fresh with the live blocks allocated first (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
       .option('--states <n>', 'allocator states captured at evenly spaced events, for picking on the timeline (besides the peaks and OOMs)', '32')
       .option('--timeline-points <n>', 'points per allocator on the timeline', '4000')
       .option('-j, --jobs <n>', 'worker threads for the comparison table')
@@ -65,6 +67,7 @@ Examples:
             options: given,
             ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
             onOom: o.onOom,
+            ...(o.start ? { start: o.start } : {}),
             ...(o.jobs !== undefined ? { jobs: o.jobs } : {}),
             onProgress: (done, total) => progress.update(done, total, 'allocators'),
           });
