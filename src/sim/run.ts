@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { allocatorConfiguration, resolveOptions } from '../allocators/index.js';
+import { allocatorConfiguration, resolveOptions } from '../allocators/registry.js';
 import type { OnlineAllocator } from '../allocators/types.js';
 import type { Trace } from '../trace/model.js';
 import { kindMismatchNote, PlacementComparison } from './fidelity.js';
