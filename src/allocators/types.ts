@@ -37,6 +37,28 @@ export interface AllocationFailure {
   nativeSummary?: string;
 }
 
+/**
+ * An out-of-memory failure of the real run that a recorded history holds. It has no request in the
+ * trace (the program caught it, or stopped); the `recorded` allocator reports it where it happened,
+ * with the figures and the text of the real allocator.
+ */
+export interface RecordedFailure extends AllocationFailure {
+  /** It happened just before this event (the trace's length: after the last one). */
+  beforeEvent: number;
+  /** The request as the real allocator recorded it. */
+  sizeBytes: number;
+  allocatedBytes: number;
+  reservedBytes: number;
+  /** Free device memory the real allocator saw, when recorded. */
+  deviceFreeBytes: number | null;
+  /** What the real allocator could have held (reserved plus free device memory): the limit its classification is made against. */
+  limitBytes: number;
+  largestFreeBlockBytes: number;
+  freeBlocks: number;
+  /** Where the source records it, e.g. `device_traces[1][421]`. */
+  entry: string | null;
+}
+
 /** A block inside a segment, for reports and plots. */
 export interface BlockState {
   address: number;
@@ -104,6 +126,13 @@ export interface OnlineAllocator {
   stats(): Record<string, unknown>;
   /** Called once after the last event replayed. */
   finish?(lastEvent: number): void;
+  /**
+   * The events before which the recorded history holds a failure of the real run (ascending), for
+   * allocators that replay a history (`recorded`); the engine counts each as an OOM when it gets there.
+   */
+  recordedFailureEvents?(): readonly number[];
+  /** Recorded failure `k` (in the order of {@link OnlineAllocator.recordedFailureEvents}), in the state right before it. */
+  recordedFailure?(k: number): RecordedFailure;
   /** Plain-language remarks for the report (e.g. "the pools were never built"). */
   notes?(): string[];
   /**
@@ -155,7 +184,10 @@ export interface AllocatorDefinition<S extends Record<string, OptionSpec<unknown
   needsRecordedHistory?: boolean;
   /** The settings `memsim tune` searches; absent: nothing to tune (a reference row). */
   whatIf?: WhatIfSpace;
-  /** The `allocator` of recorded histories that this one simulates (e.g. `pytorch-caching`). */
+  /**
+   * The `allocator` of recorded histories that this one simulates (e.g. `pytorch-caching`): its
+   * fidelity against a history of another kind compares unlike allocators, and the report says so.
+   */
   recordedAs?: readonly string[];
   create(options: OptionValues<S>, ctx: AllocatorContext): OnlineAllocator;
 }
