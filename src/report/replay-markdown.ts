@@ -1,6 +1,7 @@
 import type { ReplayReport } from '../sim/report.js';
 import { formatBytes, formatCount, formatPercent, nativeLines } from './format.js';
 import { explainOom, statCell, stepRows } from './replay-text.js';
+import { oomAt } from './oom-where.js';
 
 /** Escapes text for a Markdown table cell. */
 export function mdCell(s: string): string {
@@ -46,7 +47,7 @@ export function renderReplayMarkdown(r: ReplayReport): string {
     ),
   );
   for (const o of r.ooms.slice(0, 5)) {
-    out.push('', `<details><summary>OOM at event ${formatCount(o.event)}${o.line !== null ? ` (line ${o.line})` : ''}: ${mdCell(o.id)} of ${formatBytes(o.sizeBytes)} — ${o.kind}</summary>`, '');
+    out.push('', `<details><summary>OOM ${oomAt(o)}: ${o.recorded ? "the real run's request" : mdCell(o.id)} of ${formatBytes(o.sizeBytes)} — ${o.kind}</summary>`, '');
     out.push(`**${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}**: ${explainOom(o)}`, '');
     const native = nativeLines(o.native, 'full');
     if (native.length > 0) out.push('```', ...native, '```');

@@ -43,8 +43,9 @@ export function oomGate(report: ReplayReport): string | undefined {
   const first = report.ooms[0];
   if (report.summary.oomCount === 0 || !first) return undefined;
   return (
-    `gate failed: replay with ${report.allocator.name} hit ${report.summary.oomCount} OOM(s); the first at event ${first.event}` +
-    `${first.line !== null ? ` (line ${first.line})` : ''}: ${formatBytes(first.sizeBytes)} requested with ${formatBytes(first.liveBytes)} live, ` +
+    `gate failed: replay with ${report.allocator.name} hit ${report.summary.oomCount} OOM(s); the first ${first.recorded ? 'before' : 'at'} event ${first.event}` +
+    `${first.entry !== undefined ? ` (${first.entry})` : first.line !== null ? ` (line ${first.line})` : ''}${first.recorded ? ", the real run's own" : ''}: ` +
+    `${formatBytes(first.sizeBytes)} requested with ${formatBytes(first.liveBytes)} live, ` +
     `${formatBytes(first.reservedBytes)} reserved, capacity ${first.capacityBytes === null ? 'unlimited' : formatBytes(first.capacityBytes)} (${first.kind}); --allow-oom accepts it`
   );
 }
