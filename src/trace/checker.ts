@@ -25,7 +25,6 @@ export interface CheckedTrace {
  * (`memsim validate`). Tags are not kept.
  */
 export class TraceChecker extends TraceBuilder {
-  private readonly isLenient: boolean;
   private readonly liveIds = new KeyTable();
   private freedNow = new KeyTable();
   private freedBefore = new KeyTable();
@@ -48,7 +47,6 @@ export class TraceChecker extends TraceBuilder {
 
   constructor(file: string, options: BuildOptions = {}) {
     super(file, { ...options, expectedEvents: 0 });
-    this.isLenient = options.lenient ?? false;
   }
 
   override get length(): number {
@@ -76,7 +74,7 @@ export class TraceChecker extends TraceBuilder {
     const slot = this.liveIds.find(buf, s, e, h);
     if (slot >= 0) {
       if (this.isLenient) this.doubles++;
-      else this.problem({ line, field: 'id', message: `alloc of id "${text(buf, s, e)}" which is still live (allocated at line ${this.liveIds.first(slot)})` });
+      else this.problem({ line, field: 'id', message: `alloc of id "${text(buf, s, e)}" which is still live (allocated at ${this.where(this.liveIds.first(slot))})` });
       return -1;
     }
     if (time === time && !this.timeOk(time, line)) return -1;
@@ -115,7 +113,7 @@ export class TraceChecker extends TraceBuilder {
     let slot = this.freedNow.find(buf, s, e, h);
     const table = slot >= 0 ? this.freedNow : this.freedBefore;
     if (slot < 0) slot = this.freedBefore.find(buf, s, e, h);
-    if (slot >= 0) return `free of id "${id}" which is not live (already freed at line ${table.first(slot)})`;
+    if (slot >= 0) return `free of id "${id}" which is not live (already freed at ${this.where(table.first(slot))})`;
     if (this.forgot) return `free of id "${id}" which is not live (never allocated, or freed before the last ${FREED_WINDOW} frees)`;
     return `free of id "${id}" which was never allocated`;
   }
@@ -149,7 +147,7 @@ export class TraceChecker extends TraceBuilder {
       this.problem({
         line,
         field: 'time',
-        message: `time ${time} is earlier than the previous event's ${this.lastTimeSeen} (line ${this.lastTimeAt}); times must not decrease`,
+        message: `time ${time} is earlier than the previous event's ${this.lastTimeSeen} (${this.where(this.lastTimeAt)}); times must not decrease`,
       });
       return false;
     }
