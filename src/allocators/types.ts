@@ -142,6 +142,32 @@ export interface OnlineAllocator {
   reportSections?(): Record<string, unknown>;
 }
 
+/** One option a what-if search varies, and the values worth trying, in the order to try them. */
+export interface WhatIfKey {
+  key: string;
+  /** Values as option text, as `NAME[key=value]` writes them (`none`, `true`, `256`, `[256:1,>:8]`). */
+  values: string[];
+}
+
+/**
+ * What `memsim tune` may change in an allocator, and how a user sets it. Declared in the registry
+ * entry, so that the registry stays the one place that knows an allocator.
+ */
+export interface WhatIfSpace {
+  /** What `memsim tune` tries, in one line, for `memsim allocators` and the README. */
+  summary: string;
+  /**
+   * The keys and values worth trying on `trace` (fitted to it where they depend on it), given the
+   * options in force now (`current`: every option with its effective value).
+   */
+  keys(trace: Trace, current: Record<string, unknown>): WhatIfKey[];
+  /**
+   * The setting as the user types it to run with `options` (every option with its effective value),
+   * e.g. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`; the real program's defaults when none differs.
+   */
+  setting(options: Record<string, unknown>): string;
+}
+
 /** A registered allocator: its name, description, options and factory. */
 export interface AllocatorDefinition<S extends Record<string, OptionSpec<unknown>> = Record<string, OptionSpec<unknown>>> {
   /** What users call it: `naive`, `bfc`, `caching`, `lifetime-pool`, `recorded`. */
@@ -156,6 +182,8 @@ export interface AllocatorDefinition<S extends Record<string, OptionSpec<unknown
   defaultsFromTrace?(trace: Trace): { values: Partial<Record<keyof S, unknown>>; note: string } | undefined;
   /** True when the allocator can only run on traces with a recorded history. */
   needsRecordedHistory?: boolean;
+  /** The settings `memsim tune` searches; absent: nothing to tune (a reference row). */
+  whatIf?: WhatIfSpace;
   /**
    * The `allocator` of recorded histories that this one simulates (e.g. `pytorch-caching`): its
    * fidelity against a history of another kind compares unlike allocators, and the report says so.

@@ -6,10 +6,12 @@ import { formatBytes } from '../../util/bytes.js';
 import { opt, optionSchema, OptionValueError, type OptionSpec } from '../options.js';
 import { defineAllocator } from '../types.js';
 import { BFC_DEVICE_BASE, BfcAllocator } from './allocator.js';
+import { bfcWhatIf } from './what-if.js';
 
 export { BfcAllocator, BFC_DEVICE_BASE, type BfcSettings } from './allocator.js';
 export { checkBfc } from './check.js';
 export { humanReadableNumBytes } from './format.js';
+export { tensorflowSetting } from './what-if.js';
 
 const GiB = 1024 ** 3;
 /** The memory limit assumed when the run has no capacity: an 80 GB GPU (A100/H100 80GB). */
@@ -48,6 +50,7 @@ export const bfc = defineAllocator({
     memory_limit: optionalBytes("BFC's memory limit (TensorFlow's memory_limit); none = the capacity, or 80 GiB when unlimited"),
     name: opt.string('GPU_0_bfc', 'allocator name in the OOM text'),
   },
+  whatIf: bfcWhatIf,
   recordedAs: ['tensorflow-bfc'],
   create(o, ctx) {
     const capacity = ctx.capacityBytes;

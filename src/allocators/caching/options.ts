@@ -59,10 +59,11 @@ export const cachingOptions = {
   roundup_power2_divisions: {
     kind: 'string',
     default: '',
-    description: 'round requests up to power-of-two divisions: one value (e.g. 4) or per MiB interval ([256:1,512:2,>:8]); empty: off',
-    schema: optionSchema((v) =>
-      numberOrText(v) === '' ? '' : viaParser('roundup_power2_divisions', (p) => formatRoundup(p.roundupPower2Divisions as number[]))(v),
-    ),
+    description: 'round requests up to power-of-two divisions: one value (e.g. 4) or per MiB interval ([256:1,512:2,>:8]); empty or off: off',
+    schema: optionSchema((v) => {
+      const t = numberOrText(v);
+      return t === '' || t === 'off' ? '' : viaParser('roundup_power2_divisions', (p) => formatRoundup(p.roundupPower2Divisions as number[]))(v);
+    }),
   } satisfies OptionSpec<string>,
   garbage_collection_threshold: {
     kind: 'number',
