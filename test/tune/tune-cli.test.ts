@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MiB, runCli, tempDir } from '../helpers.js';
+import { MiB, ROOT, runCli, tempDir } from '../helpers.js';
 
 const dir = tempDir();
 const trace = join(dir, 'fragmentation.csv');
@@ -92,6 +92,18 @@ describe('memsim tune: the setting that fits', () => {
   });
 });
 
+describe('memsim tune on a TensorFlow log', () => {
+  it('tunes bfc against TensorFlow\'s defaults, which the log does not state, with the recording for reference', () => {
+    const log = join(ROOT, 'test', 'tflog', 'fixtures', 'bfc-fresh-process.log');
+    const r = json(['tune', log, '--capacity', '1GiB', '--format', 'json']);
+    expect(r.spaces.map((s: { allocator: string }) => s.allocator)).toEqual(['bfc', 'recorded']);
+    expect(r.notes).toContain("the recording does not state bfc's settings: its current row assumes the defaults (unset TF_FORCE_GPU_ALLOW_GROWTH TF_ENABLE_GPU_GARBAGE_COLLECTION)");
+    // Without growth BFC reserves the whole 1 GiB limit at the first request; with it, one 2 MiB region.
+    expect(r.recommendation).toMatchObject({ name: 'bfc[allow_growth=true]', setting: 'TF_FORCE_GPU_ALLOW_GROWTH=true', peakReservedBytes: 2 * MiB, savingBytes: 1024 * MiB - 2 * MiB });
+    expect(r.rows.find((x: { current: boolean }) => x.current)).toMatchObject({ name: 'bfc', peakReservedBytes: 1024 * MiB, start: 'recorded' });
+  });
+});
+
 describe('memsim tune: shards, threads, merge', () => {
   // caching is searched (2 × 7 × 5 = 70 points), bfc enumerated (12), naive a reference row.
   const base = ['tune', trace, '--allocators', 'caching,bfc,naive', '--capacity', '600MiB', '--space', 'max_split_size_mb=none,64,128,256,512,1024,2048'];
@@ -114,8 +126,11 @@ describe('memsim tune: shards, threads, merge', () => {
     expect(unwrap(whole['text'] as string)).toMatch(/caching: .* — searched: \d+ of 70 configurations \(each key alone, then the best pairs, then one key at a time around the best\), [\d,]+ replays/);
   });
 
-  it('gives the same bytes on 1 or 3 threads', () => {
+  it('gives the same bytes on 1 or 3 threads, with a progress line on stderr when asked', () => {
     expect(runCli([...base, '--format', 'json', '--jobs', '3']).stdout).toBe(whole['json']);
+    // The line appears after the first second of work: ask for it on the slowest way to run.
+    const slow = runCli([...base, '--format', 'json', '--jobs', '1', '--progress', 'always', '--exhaustive', '--capacity-step', '64KiB']);
+    expect(slow.stderr).toMatch(/\rtune \[[# ]{24}\] +\d+% \d+\/\d+ configurations, \d+s/);
   });
 
   it('merges shards into the report one run gives, byte for byte, in every format', () => {
