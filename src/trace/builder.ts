@@ -1,6 +1,6 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
 import { decimalId, IdTable, StringInterner } from './id-table.js';
-import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta } from './model.js';
+import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta, type TraceStacks } from './model.js';
 
 /** Options every reader accepts. */
 export interface BuildOptions {
@@ -47,6 +47,8 @@ export class TraceBuilder {
   readonly file: string;
   readonly problems = new ProblemList();
   meta: TraceMeta = {};
+  /** The allocations' call stacks, when the reader knows them (set by the importer). */
+  stacks: TraceStacks | undefined;
   private readonly lenient: boolean;
   private readonly source: BuildOptions['source'];
 
@@ -400,6 +402,10 @@ export class TraceBuilder {
       initialEvents: this.initialEvents,
     };
     if (recorded) trace.recorded = recorded;
+    if (this.stacks) {
+      const of = this.stacks.ofAllocation;
+      trace.stacks = of.length === a ? this.stacks : { ...this.stacks, ofAllocation: growU32(of.subarray(0, Math.min(a, of.length)), a) };
+    }
     return trace;
   }
 }

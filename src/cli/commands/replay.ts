@@ -13,6 +13,7 @@ import { GateFailure } from '../errors.js';
 import { htmlDestination, LineFile, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
 import { bytesArg, collect, parseOptionPairs, parseOptions } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
+import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-flags.js';
 
 const schema = z.object({
   allocator: z.string(),
@@ -24,6 +25,7 @@ const schema = z.object({
   onOom: z.enum(['stop', 'continue']).default('stop'),
   allowOom: z.boolean().default(false),
   start: z.enum(['recorded', 'fresh']).optional(),
+  ...attributionFields,
   ...traceInputFields,
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
   color: z.boolean().default(true),
@@ -49,7 +51,7 @@ export function oomGate(report: ReplayReport): string | undefined {
 }
 
 export function replayCommand(): Command {
-  return addTraceInputOptions(
+  return addAttributionOptions(addTraceInputOptions(
     new Command('replay')
       .description('replay a trace through an allocator and report peak usage, fragmentation and OOMs')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
@@ -98,6 +100,7 @@ Examples:
             ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
             onOom: o.onOom,
             ...(o.start ? { start: o.start } : {}),
+            attribution: attributionOptions(o),
             onProgress: (done, total) => progress.update(done, total),
             ...(placements
               ? {
@@ -123,5 +126,5 @@ Examples:
         const gate = oomGate(result.report);
         if (gate && !o.allowOom) throw new GateFailure(gate);
       }),
-  );
+  ));
 }
