@@ -11,6 +11,11 @@ export interface InputProblem {
   line?: number;
   /** 1-based column (bytes), when known. */
   col?: number;
+  /**
+   * Where in a structured file without lines (a pickle) the problem is: the path of the entry,
+   * e.g. `device_traces[0][4]`; the field, when given, follows it (`device_traces[0][4].size`).
+   */
+  entry?: string;
   /** The field of the event or record at fault, when there is one. */
   field?: string;
   message: string;
@@ -26,8 +31,9 @@ export class UsageError extends MemsimError {
   override name = 'UsageError';
 }
 
-/** Formats one problem as `file:line[:col]: [field: ]message`. */
+/** Formats one problem as `file:line[:col]: [field: ]message`, or `file: entry.field: message`. */
 export function formatProblem(p: InputProblem): string {
+  if (p.entry !== undefined) return `${p.file}: ${p.entry}${p.field ? `.${p.field}` : ''}: ${p.message}`;
   let where = p.file;
   if (p.line !== undefined) where += `:${p.line}`;
   if (p.line !== undefined && p.col !== undefined) where += `:${p.col}`;

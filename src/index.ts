@@ -13,6 +13,10 @@ export { compareWithBaseline, parseBaseline, type BaselineComparison, type Figur
 export { evaluateGates, parseGate, type GateResult, type GateSpec } from './sweep/compare-gates.js';
 export { searchMinCapacity, type CapacitySearchResult, type CapacitySearchOptions } from './sweep/capacity-search.js';
 export * from './sweep/contenders.js';
+export { runTune, type TuneExecution, type TuneOptions } from './sweep/tune.js';
+export { assembleTuneReport, mergeTuneParts, parseTunePart } from './sweep/tune-report.js';
+export type { TunePart, TuneRecommendation, TuneReport, TuneRow, TuneShortfall, TuneSpace } from './sweep/tune-types.js';
+export { formatConfiguration, parseConfiguration, splitConfigurations, type Configuration } from './util/configuration.js';
 export { buildVisualReport, collectComparedRuns, collectVisualRun, visualContext, type VisualReport, type VisualRun, type VisualSettings, type VisualState } from './sim/visual.js';
 export { renderHtmlReport, loadHtmlAssets, type HtmlAssets } from './report/html/index.js';
 export * from './planners/index.js';

@@ -1,23 +1,16 @@
 /**
- * The allocator registry, filled once with every allocator memsim knows. Adding an allocator means
- * one module and one line here; commands, help and validation read the registry.
+ * The allocator registry, filled once with every allocator memsim knows (the catalog in `catalog.ts`
+ * names them); commands, help and validation read the registry. Importing this module loads them
+ * all; a command that runs one allocator imports the registry and loads that one from the catalog.
  */
-import { bfc } from './bfc/index.js';
-import { caching } from './caching/index.js';
-import { lifetimePool } from './lifetime-pool/index.js';
-import { naive } from './naive.js';
-import { recorded } from './recorded.js';
-import { registerAllocator } from './registry.js';
+import { loadAllAllocators } from './registry.js';
 
-registerAllocator(naive);
-registerAllocator(bfc);
-registerAllocator(caching);
-registerAllocator(lifetimePool);
-registerAllocator(recorded);
+await loadAllAllocators();
 
-export { allocatorConfiguration, getAllocator, listAllocators, resolveOptions, describeOptionKind } from './registry.js';
+export { allocatorConfiguration, getAllocator, listAllocators, resolveOptions, describeOptionKind, isRegistered } from './registry.js';
+export { loadAllocator, loadAllAllocators } from './registry.js';
 export type { ResolvedOptions } from './registry.js';
 export * from './types.js';
-export { opt } from './options.js';
-export type { OptionSpec, OptionKind, OptionValues } from './options.js';
+export { opt, optionSchema, badValue, OptionValueError } from './options.js';
+export type { OptionSpec, OptionKind, OptionValues, OptionSchema, OptionParse } from './options.js';
 export { SimDevice, DEFAULT_DEVICE_BASE } from './device.js';

@@ -1,8 +1,11 @@
-import type { RecordedHistory, Trace } from '../trace/model.js';
+import type { RecordedHistory, RecordedOom, Trace } from '../trace/model.js';
+import { inferDeviceTotal } from './caching/address-space.js';
+import { oomMessage } from './caching/oom.js';
+import { allocationSize } from './caching/sizes.js';
 import { formatBytes } from '../util/bytes.js';
 import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, TAKE_OK } from '../util/segment-layout.js';
 import { pytorchOomText } from './recorded-text.js';
-import { type AllocatorState, defineAllocator, FAILED, NO_BLOCK, type OnlineAllocator, type SegmentState } from './types.js';
+import { type AllocatorState, defineAllocator, FAILED, NO_BLOCK, type OnlineAllocator, type RecordedFailure, type SegmentState } from './types.js';
 
 const poolCode = (pool: string | undefined): number => (pool === 'small' ? POOL_SMALL : pool === 'large' ? POOL_LARGE : POOL_UNKNOWN);
 const poolName = (code: number): string => (code === POOL_SMALL ? 'small' : code === POOL_LARGE ? 'large' : 'segment');
@@ -38,6 +41,7 @@ export class RecordedAllocator implements OnlineAllocator {
   private lastSegmentBytes = 0;
   private reservedBeforeLastSegment = 0;
   private finishedAt = -1;
+  private inferred: number | null | undefined;
 
   constructor(trace: Trace, capacityBytes: number) {
     if (!trace.recorded) throw new Error('the recorded allocator needs a trace with a recorded history');
@@ -55,12 +59,15 @@ export class RecordedAllocator implements OnlineAllocator {
     return this.hasSegments ? this.layout.reservedBytes : this.allocatedBytes;
   }
 
-  /** Applies the segment events recorded before event `event`. */
-  private advance(event: number): void {
+  /**
+   * Applies the segment events recorded before event `event` (with `beforeEntry`: only those of
+   * that event that come before that entry of the source, e.g. before a recorded OOM).
+   */
+  private advance(event: number, beforeEntry = Infinity): void {
     const evs = this.h.segmentEvents;
     while (this.nextSegmentEvent < evs.length) {
       const e = evs[this.nextSegmentEvent];
-      if (!e || e.beforeEvent > event) break;
+      if (!e || e.beforeEvent > event || (e.beforeEvent === event && (e.entry ?? -1) >= beforeEntry)) break;
       this.nextSegmentEvent++;
       const before = this.layout.reservedBytes;
       let ok: boolean;
@@ -115,6 +122,50 @@ export class RecordedAllocator implements OnlineAllocator {
   finish(lastEvent: number): void {
     this.advance(lastEvent + 1);
     this.finishedAt = lastEvent + 1;
+  }
+
+  recordedFailureEvents(): readonly number[] {
+    return (this.h.ooms ?? []).map((o) => o.beforeEvent);
+  }
+
+  /**
+   * The real run's OOM `k` with the real allocator's figures: what it had reserved and allocated
+   * then (the segment changes recorded before the failure applied), the free device memory it saw,
+   * and PyTorch's message. The device's total is `--capacity`, else what the recorded reservations
+   * imply, else reserved plus free (what PyTorch could have held; the snapshot records no total).
+   */
+  recordedFailure(k: number): RecordedFailure {
+    const o = (this.h.ooms ?? [])[k] as RecordedOom;
+    this.advance(o.beforeEvent, o.entry ?? Infinity);
+    const reserved = this.reservedBytes;
+    const free = o.deviceFreeBytes ?? null;
+    const held = reserved + (free ?? 0);
+    const total = Number.isFinite(this.capacityBytes) ? this.capacityBytes : (this.inferredTotal() ?? held);
+    const device = typeof this.h.extra?.['device'] === 'number' ? (this.h.extra['device'] as number) : 0;
+    const pytorch = this.h.allocator === 'pytorch-caching';
+    const tried = pytorch ? allocationSize(o.sizeBytes) : o.sizeBytes;
+    const native = pytorch
+      ? oomMessage({ allocSizeBytes: tried, device, totalBytes: total, freeBytes: free ?? Math.max(0, total - reserved), allowedBytes: null, allocatedBytes: this.allocatedBytes, reservedBytes: reserved })
+      : `the recorded allocator ran out of memory asking for ${o.sizeBytes} bytes`;
+    return {
+      beforeEvent: o.beforeEvent,
+      sizeBytes: o.sizeBytes,
+      roundedBytes: tried,
+      allocatedBytes: this.allocatedBytes,
+      reservedBytes: reserved,
+      deviceFreeBytes: free,
+      limitBytes: free === null ? Math.min(this.capacityBytes, reserved) : held,
+      largestFreeBlockBytes: this.layout.largestGapBytes(),
+      freeBlocks: this.layout.gapCount,
+      entry: o.source ?? null,
+      native,
+    };
+  }
+
+  /** The device total the recorded expandable-segment reservations imply (null when they bound none). */
+  private inferredTotal(): number | null {
+    if (this.inferred === undefined) this.inferred = this.h.allocator === 'pytorch-caching' ? (inferDeviceTotal(this.h)?.totalBytes ?? null) : null;
+    return this.inferred;
   }
 
   address(handle: number): number {

@@ -2,10 +2,14 @@
 import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
 import { parseConfiguration, withMoreOptions } from '../util/configuration.js';
+import { ALLOCATOR_CATALOG } from './catalog.js';
 import type { OptionSpec } from './options.js';
 import type { AllocatorDefinition } from './types.js';
 
 const registry = new Map<string, AllocatorDefinition>();
+
+/** The names of memsim's own allocators, in their listing order; others register after them. */
+const BUILT_IN = Object.keys(ALLOCATOR_CATALOG);
 
 /** Registers an allocator under its name (once). */
 export function registerAllocator<S extends Record<string, OptionSpec<unknown>>>(def: AllocatorDefinition<S>): void {
@@ -13,15 +17,50 @@ export function registerAllocator<S extends Record<string, OptionSpec<unknown>>>
   registry.set(def.name, def as unknown as AllocatorDefinition);
 }
 
-/** Every registered allocator, in registration order. */
+/** The names of every allocator known, loaded or not: memsim's own, then any others registered. */
+export function allocatorNames(): string[] {
+  return [...new Set([...BUILT_IN, ...registry.keys()])];
+}
+
+/** True when an allocator of that name is registered. */
+export function isRegistered(name: string): boolean {
+  return registry.has(name);
+}
+
+/**
+ * Loads and registers memsim's allocator `name` when it is one and not yet registered (an unknown
+ * name is left for {@link getAllocator} to report with the list of known ones).
+ */
+export async function loadAllocator(name: string): Promise<void> {
+  const load = Object.hasOwn(ALLOCATOR_CATALOG, name) ? ALLOCATOR_CATALOG[name] : undefined;
+  if (!load || registry.has(name)) return;
+  const def = await load();
+  if (!registry.has(name)) registry.set(name, def);
+}
+
+/** Loads and registers every allocator of memsim's catalog. */
+export async function loadAllAllocators(): Promise<void> {
+  await Promise.all(BUILT_IN.map(loadAllocator));
+}
+
+/** Order of listing: the built-in allocators first in their order, then the others as registered. */
+function rank(name: string): number {
+  const k = BUILT_IN.indexOf(name);
+  return k < 0 ? BUILT_IN.length : k;
+}
+
+/** Every registered allocator: memsim's own in their order, then the others in registration order. */
 export function listAllocators(): AllocatorDefinition[] {
-  return [...registry.values()];
+  return [...registry.values()].sort((a, b) => rank(a.name) - rank(b.name));
 }
 
 /** The allocator called `name`, or a usage error listing the known ones. */
 export function getAllocator(name: string): AllocatorDefinition {
   const def = registry.get(name);
-  if (!def) throw new UsageError(`unknown allocator "${name}" (known: ${[...registry.keys()].join(', ')})`);
+  if (!def) {
+    const known = [...new Set([...BUILT_IN, ...registry.keys()])];
+    throw new UsageError(`unknown allocator "${name}" (known: ${known.join(', ')})`);
+  }
   return def;
 }
 

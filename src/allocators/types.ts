@@ -37,6 +37,28 @@ export interface AllocationFailure {
   nativeSummary?: string;
 }
 
+/**
+ * An out-of-memory failure of the real run that a recorded history holds. It has no request in the
+ * trace (the program caught it, or stopped); the `recorded` allocator reports it where it happened,
+ * with the figures and the text of the real allocator.
+ */
+export interface RecordedFailure extends AllocationFailure {
+  /** It happened just before this event (the trace's length: after the last one). */
+  beforeEvent: number;
+  /** The request as the real allocator recorded it. */
+  sizeBytes: number;
+  allocatedBytes: number;
+  reservedBytes: number;
+  /** Free device memory the real allocator saw, when recorded. */
+  deviceFreeBytes: number | null;
+  /** What the real allocator could have held (reserved plus free device memory): the limit its classification is made against. */
+  limitBytes: number;
+  largestFreeBlockBytes: number;
+  freeBlocks: number;
+  /** Where the source records it, e.g. `device_traces[1][421]`. */
+  entry: string | null;
+}
+
 /** A block inside a segment, for reports and plots. */
 export interface BlockState {
   address: number;
@@ -104,6 +126,13 @@ export interface OnlineAllocator {
   stats(): Record<string, unknown>;
   /** Called once after the last event replayed. */
   finish?(lastEvent: number): void;
+  /**
+   * The events before which the recorded history holds a failure of the real run (ascending), for
+   * allocators that replay a history (`recorded`); the engine counts each as an OOM when it gets there.
+   */
+  recordedFailureEvents?(): readonly number[];
+  /** Recorded failure `k` (in the order of {@link OnlineAllocator.recordedFailureEvents}), in the state right before it. */
+  recordedFailure?(k: number): RecordedFailure;
   /** Plain-language remarks for the report (e.g. "the pools were never built"). */
   notes?(): string[];
   /**
@@ -111,6 +140,32 @@ export interface OnlineAllocator {
    * they are added after the standard fields and never replace them.
    */
   reportSections?(): Record<string, unknown>;
+}
+
+/** One option a what-if search varies, and the values worth trying, in the order to try them. */
+export interface WhatIfKey {
+  key: string;
+  /** Values as option text, as `NAME[key=value]` writes them (`none`, `true`, `256`, `[256:1,>:8]`). */
+  values: string[];
+}
+
+/**
+ * What `memsim tune` may change in an allocator, and how a user sets it. Declared in the registry
+ * entry, so that the registry stays the one place that knows an allocator.
+ */
+export interface WhatIfSpace {
+  /** What `memsim tune` tries, in one line, for `memsim allocators` and the README. */
+  summary: string;
+  /**
+   * The keys and values worth trying on `trace` (fitted to it where they depend on it), given the
+   * options in force now (`current`: every option with its effective value).
+   */
+  keys(trace: Trace, current: Record<string, unknown>): WhatIfKey[];
+  /**
+   * The setting as the user types it to run with `options` (every option with its effective value),
+   * e.g. `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`; the real program's defaults when none differs.
+   */
+  setting(options: Record<string, unknown>): string;
 }
 
 /** A registered allocator: its name, description, options and factory. */
@@ -127,7 +182,12 @@ export interface AllocatorDefinition<S extends Record<string, OptionSpec<unknown
   defaultsFromTrace?(trace: Trace): { values: Partial<Record<keyof S, unknown>>; note: string } | undefined;
   /** True when the allocator can only run on traces with a recorded history. */
   needsRecordedHistory?: boolean;
-  /** The `allocator` of recorded histories that this one simulates (e.g. `pytorch-caching`). */
+  /** The settings `memsim tune` searches; absent: nothing to tune (a reference row). */
+  whatIf?: WhatIfSpace;
+  /**
+   * The `allocator` of recorded histories that this one simulates (e.g. `pytorch-caching`): its
+   * fidelity against a history of another kind compares unlike allocators, and the report says so.
+   */
   recordedAs?: readonly string[];
   create(options: OptionValues<S>, ctx: AllocatorContext): OnlineAllocator;
 }

@@ -16,6 +16,8 @@ export interface OomFigures {
   largestFreeBlockBytes: number;
   freeBlocks: number;
   kind: 'capacity' | 'fragmentation';
+  /** True for the real run's own failure from a recorded history (before `event`, no request in the trace). */
+  recorded?: true;
 }
 
 const count = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -27,10 +29,14 @@ const count = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, 
  */
 export function explainOom(o: OomFigures, allocatorName: string, holders?: MomentHolders): string {
   const parts: string[] = [];
-  const what = `alloc "${o.id}"${o.tag ? ` (${o.tag})` : ''}`;
   const rounded = o.roundedBytes !== o.sizeBytes && o.roundedBytes > 0 ? ` (${formatBytes(o.roundedBytes)} after ${allocatorName}'s rounding)` : '';
   const liveCount = holders ? ` in ${count(holders.liveCount)} allocation${holders.liveCount === 1 ? '' : 's'}` : '';
-  parts.push(`At event ${count(o.event)} the request of ${what} for ${formatBytes(o.sizeBytes)}${rounded} failed with ${formatBytes(o.liveBytes)} live${liveCount}.`);
+  if (o.recorded) {
+    parts.push(`Before event ${count(o.event)} the real run's request for ${formatBytes(o.sizeBytes)} failed (recorded in the history) with ${formatBytes(o.liveBytes)} live${liveCount}.`);
+  } else {
+    const what = `alloc "${o.id}"${o.tag ? ` (${o.tag})` : ''}`;
+    parts.push(`At event ${count(o.event)} the request of ${what} for ${formatBytes(o.sizeBytes)}${rounded} failed with ${formatBytes(o.liveBytes)} live${liveCount}.`);
+  }
   const free = o.reservedBytes - o.allocatedBytes;
   const device = o.deviceFreeBytes === null ? '' : `; the device had ${formatBytes(Math.max(0, o.deviceFreeBytes))} more`;
   parts.push(
@@ -39,7 +45,9 @@ export function explainOom(o: OomFigures, allocatorName: string, holders?: Momen
       `${device}.`,
   );
   const need = formatBytes(o.liveBytes + o.sizeBytes);
-  const limit = o.capacityBytes === null ? 'no limit' : `the limit of ${formatBytes(o.capacityBytes)}`;
+  // The real run's limit is what it held plus what the device had free.
+  const limitBytes = o.recorded && o.deviceFreeBytes !== null ? o.reservedBytes + o.deviceFreeBytes : o.capacityBytes;
+  const limit = limitBytes === null ? 'no limit' : `the limit of ${formatBytes(limitBytes)}`;
   if (o.kind === 'capacity') {
     parts.push(`Verdict: capacity. Live plus the request, ${need}, exceeds ${limit}: no allocator can serve it at this capacity; only holding less, or a larger device, can.`);
   } else {

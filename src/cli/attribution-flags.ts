@@ -1,13 +1,12 @@
 import { type Command, Option } from 'commander';
-import { z } from 'zod';
-import { type AttributionOptions, DEFAULT_STACK_DEPTH, DEFAULT_TOP, GROUP_BY } from '../attribution/index.js';
-import { intArg } from './options.js';
+import { type AttributionOptions, DEFAULT_STACK_DEPTH, DEFAULT_TOP, GROUP_BY, type GroupBy } from '../attribution/types.js';
+import { flag } from './flags.js';
 
-/** The zod fields of the attribution flags. */
-export const attributionFields = {
-  groupBy: z.enum(GROUP_BY as [string, ...string[]]).optional(),
-  top: intArg.refine((n) => n >= 1 && n <= 1000, 'between 1 and 1000').optional(),
-  stackDepth: intArg.refine((n) => n >= 1 && n <= 100, 'between 1 and 100').optional(),
+/** The flag checks of --group-by, --top and --stack-depth (zod's are in attribution-input.ts). */
+export const attributionFlags = {
+  groupBy: flag.maybeOneOf(GROUP_BY as unknown as readonly [GroupBy, ...GroupBy[]]),
+  top: flag.between(1, 1000),
+  stackDepth: flag.between(1, 100),
 };
 
 /** The parsed attribution flags. */
@@ -30,7 +29,7 @@ export function addAttributionOptions(cmd: Command): Command {
 /** The attribution options those flags stand for. */
 export function attributionOptions(o: AttributionFlags): AttributionOptions {
   return {
-    ...(o.groupBy !== undefined ? { groupBy: o.groupBy as AttributionOptions['groupBy'] & string } : {}),
+    ...(o.groupBy !== undefined ? { groupBy: o.groupBy as GroupBy } : {}),
     ...(o.top !== undefined ? { top: o.top } : {}),
     ...(o.stackDepth !== undefined ? { stackDepth: o.stackDepth } : {}),
   };

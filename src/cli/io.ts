@@ -73,7 +73,8 @@ export class Progress {
   private lastDraw = 0;
   private drawn = false;
   private readonly enabled: boolean;
-  constructor(mode: ProgressMode, private readonly label: string) {
+  /** @param showElapsed also print the seconds since the start (for work of minutes). */
+  constructor(mode: ProgressMode, private readonly label: string, private readonly showElapsed = false) {
     this.enabled = mode === 'always' || (mode === 'auto' && process.stderr.isTTY === true);
   }
   update(done: number, total: number, unit = 'events'): void {
@@ -84,11 +85,18 @@ export class Progress {
     const frac = total > 0 ? Math.min(1, done / total) : 0;
     const width = 24;
     const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, ' ');
-    process.stderr.write(`\r${this.label} [${bar}] ${(frac * 100).toFixed(0).padStart(3)}% ${done}/${total} ${unit}`);
+    const elapsed = this.showElapsed ? `, ${formatElapsed(now - this.start)}\x1b[K` : '';
+    process.stderr.write(`\r${this.label} [${bar}] ${(frac * 100).toFixed(0).padStart(3)}% ${done}/${total} ${unit}${elapsed}`);
     this.drawn = true;
   }
   done(): void {
     if (this.drawn) process.stderr.write('\r\x1b[K');
     this.drawn = false;
   }
+}
+
+/** Elapsed time on a progress line: `42s`, `3m05s`. */
+export function formatElapsed(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }

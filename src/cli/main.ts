@@ -10,6 +10,7 @@ import { EXIT_OK, handleError } from './errors.js';
 const COMMANDS: Record<string, () => Promise<Command>> = {
   replay: async () => (await import('./commands/replay.js')).replayCommand(),
   compare: async () => (await import('./commands/compare.js')).compareCommand(),
+  tune: async () => (await import('./commands/tune.js')).tuneCommand(),
   report: async () => (await import('./commands/report.js')).reportCommand(),
   validate: async () => (await import('./commands/validate.js')).validateCommand(),
   allocators: async () => (await import('./commands/allocators.js')).allocatorsCommand(),

@@ -1,8 +1,9 @@
 import { VERSION } from '../version.js';
 import { objectsToOffsets } from './layout.js';
 import { type LowerBounds, lowerBounds } from './lower-bounds.js';
+import { startLimits } from './limits.js';
 import { BEST, listPlanners, selectStrategies } from './registry.js';
-import { bestPacking, type Candidate, type SearchReport } from './strategies/best.js';
+import { bestPacking, type Candidate, DEFAULT_NODE_BUDGET, type SearchReport } from './strategies/best.js';
 import type { Assignment, PlanKind, PlannerDefinition, UsageRecords } from './types.js';
 
 /** One strategy's outcome in `memsim.plan/1`. */
@@ -44,7 +45,12 @@ export interface PlanReport {
   tool: { name: 'memsim'; version: string };
   input: { path: string; format: string; records: number };
   alignmentBytes: number;
-  timeLimitMs: number;
+  /** The wall-clock cap (null: none). */
+  timeLimitMs: number | null;
+  /** The exact search's work budget, in nodes. */
+  nodeBudget: number;
+  /** `plan --capacity`: the capacity `best` was asked to fit under (null: it minimized). */
+  capacityBytes: number | null;
   lowerBounds: LowerBounds;
   /** Plans first, smallest total first (`best` first on ties, then registry order); skipped last. */
   results: PlanResult[];
@@ -56,13 +62,18 @@ export interface PlanRunOptions {
   /** `all` (default), or names as `--strategy` takes them (`greedy-by-size:offsets,best`). */
   strategy?: string;
   alignmentBytes?: number;
-  /** Budget of the exact search in `best` (default 10 s; 0 disables the search). */
+  /** Wall-clock cap of the whole run, every strategy, in milliseconds (default none). */
   timeLimitMs?: number;
+  /** Work budget of the exact search in `best`, in nodes (default DEFAULT_NODE_BUDGET; 0 disables it). */
+  nodeBudget?: number;
+  /** `best` searches for a packing that fits under this instead of the smallest one. */
+  capacityBytes?: number;
   /** Clock for the search's deadline (tests inject one). */
   now?: () => number;
 }
 
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+const count = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 function ratio(total: number, bound: number): number | null {
   if (bound === 0) return total === 0 ? 1 : null;
@@ -83,10 +94,12 @@ export function skipReason(def: PlannerDefinition, r: UsageRecords): string | nu
  */
 export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanReport {
   const alignmentBytes = options.alignmentBytes ?? 1;
-  const timeLimitMs = options.timeLimitMs ?? 10_000;
+  const timeLimitMs = options.timeLimitMs ?? Infinity;
+  const nodeBudget = options.nodeBudget ?? DEFAULT_NODE_BUDGET;
   const selection = selectStrategies(options.strategy ?? 'all');
   const bounds = lowerBounds(r);
-  const planOptions = { alignmentBytes, timeLimitMs };
+  const limits = startLimits(timeLimitMs, Infinity, options.now);
+  const planOptions = { alignmentBytes, limits };
   const planners = listPlanners();
   const done = new Map<PlannerDefinition, Assignment>();
   const runOne = (def: PlannerDefinition): Assignment => {
@@ -116,7 +129,12 @@ export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanRepo
       const layout = a.kind === 'offsets' ? a : objectsToOffsets(a, alignmentBytes);
       candidates.push({ label: `${def.name} (${def.kind})`, offsets: layout.offsets, totalBytes: layout.totalBytes });
     }
-    const b = bestPacking(r, candidates, bounds.offsetsBytes, alignmentBytes, timeLimitMs, options.now);
+    const b = bestPacking(r, candidates, bounds.offsetsBytes, {
+      alignmentBytes,
+      nodeBudget,
+      limits,
+      ...(options.capacityBytes !== undefined ? { capacityBytes: options.capacityBytes } : {}),
+    });
     results.push({
       ...toResult({ strategy: BEST, kind: 'offsets', source: 'the best of the strategies, then an exact search (after minimalloc)' }, b.assignment, bounds, alignmentBytes),
       proven: b.proven,
@@ -125,6 +143,14 @@ export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanRepo
     } as PlanResultOk);
   }
 
+  const notes = [...r.notes];
+  const cut = results.find((x): x is PlanResultOk => x.status === 'ok' && x.search?.status === 'timeout');
+  if (cut?.search) {
+    notes.push(
+      `the clock (time limit ${count(timeLimitMs)} ms) stopped best's exact search after ${count(cut.search.nodes)} of its ${count(cut.search.nodeBudget)} nodes: ` +
+        'this total depends on the machine and may differ on a rerun',
+    );
+  }
   const rank = (x: PlanResult): number => (x.strategy === BEST ? -1 : planners.findIndex((p) => p.name === x.strategy && p.kind === x.kind));
   results.sort((a, b) => {
     if (a.status !== b.status) return a.status === 'ok' ? -1 : 1;
@@ -136,10 +162,12 @@ export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanRepo
     tool: { name: 'memsim', version: VERSION },
     input: { path: r.source.path, format: r.source.format, records: r.count },
     alignmentBytes,
-    timeLimitMs,
+    timeLimitMs: Number.isFinite(timeLimitMs) ? timeLimitMs : null,
+    nodeBudget,
+    capacityBytes: options.capacityBytes ?? null,
     lowerBounds: bounds,
     results,
-    notes: [...r.notes],
+    notes,
   };
 }
 

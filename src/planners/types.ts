@@ -7,6 +7,8 @@
  * OffsetsAssignment (offsets + total_size).
  */
 
+import type { PlanLimits } from './limits.js';
+
 /** Where a set of records came from. */
 export interface RecordsSource {
   /** The file as the user named it (`<records>` for records built in memory). */
@@ -62,8 +64,8 @@ export type Assignment = ObjectsAssignment | OffsetsAssignment;
 export interface PlanOptions {
   /** Offsets are multiples of this (TFLite's base_addr_align_bytes, XLA's alignment). Default 1. */
   alignmentBytes: number;
-  /** Wall-clock budget of the exact search, in milliseconds (only `best` uses it). */
-  timeLimitMs: number;
+  /** The run's deadline and memory budget (default: none). */
+  limits?: PlanLimits;
 }
 
 /** A planner: one strategy producing one kind of assignment. */

@@ -5,5 +5,5 @@ export { renderCompareText } from './compare-text.js';
 export { renderCompareMarkdown } from './compare-markdown.js';
 export { renderCompareBench, compareBenchEntries, type BenchEntry } from './compare-bench.js';
 export { type RenderOptions, formatCount } from './format.js';
-export { renderPlanText } from './plan-text.js';
+export { renderPlanText, feasibilityOf, type Feasibility } from './plan-text.js';
 export { renderPlanCsv, csvPlanOf } from './plan-csv.js';

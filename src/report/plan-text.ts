@@ -1,4 +1,4 @@
-import type { PlanReport, PlanResult } from '../planners/run.js';
+import type { PlanReport, PlanResult, PlanResultOk } from '../planners/run.js';
 import { formatBytes, formatCount, painter, type RenderOptions } from './format.js';
 import { newTable } from './replay-text.js';
 
@@ -8,17 +8,63 @@ function note(r: PlanResult): string {
   if (r.strategy !== 'best' || !r.search) return '';
   const s = r.search;
   const from = r.from === 'exact search' ? 'exact search' : `from ${r.from}`;
+  const nodes = `${formatCount(s.nodes)} nodes`;
+  const cap = s.capacityBytes !== undefined ? formatCount(s.capacityBytes) : '';
   switch (s.status) {
     case 'lower-bound':
       return `optimal: reaches the lower bound (${from})`;
     case 'optimal':
-      return `optimal: search exhausted, ${formatCount(s.nodes)} nodes (${from})`;
+      return `optimal: search exhausted, ${nodes} (${from})`;
+    case 'found':
+      return `fits under ${cap} B (${from}${s.nodes > 0 ? `, ${nodes}` : ''})`;
+    case 'infeasible':
+      return `proven: nothing fits under ${cap} B (${nodes})`;
+    case 'budget':
+      return `not proven: node budget of ${formatCount(s.nodeBudget)} spent (${from})`;
     case 'timeout':
-      return `not proven: time limit reached after ${formatCount(s.nodes)} nodes (${from})`;
+      return `not proven: cut by the clock after ${nodes} of ${formatCount(s.nodeBudget)}, a rerun may differ (${from})`;
     case 'too-large':
       return `not proven: too large for the exact search (${from})`;
     case 'disabled':
-      return `not proven: exact search disabled by --time-limit 0 (${from})`;
+      return `not proven: exact search disabled (${from})`;
+  }
+}
+
+/** The answer of `plan --capacity`: `found`, or why not, as one sentence. */
+export interface Feasibility {
+  status: 'found' | 'infeasible' | 'unknown';
+  line: string;
+}
+
+/** The feasibility verdict of a report made with a capacity (null without one). */
+export function feasibilityOf(report: PlanReport): Feasibility | null {
+  const cap = report.capacityBytes;
+  if (cap === null) return null;
+  const best = report.results.find((r): r is PlanResultOk => r.strategy === 'best' && r.status === 'ok');
+  const s = best?.search;
+  const head = `capacity ${formatCount(cap)} B`;
+  if (!best || !s) return { status: 'unknown', line: `${head}: not known (best did not run)` };
+  const total = `${formatCount(best.totalBytes)} B`;
+  switch (s.status) {
+    case 'found':
+    case 'lower-bound':
+      return { status: 'found', line: `${head}: fits; best packs the records in ${total} (${best.from}${s.nodes > 0 ? `, ${formatCount(s.nodes)} search nodes` : ''})` };
+    case 'infeasible':
+      return {
+        status: 'infeasible',
+        line:
+          report.lowerBounds.offsetsBytes > cap
+            ? `${head}: proven infeasible: the offsets lower bound is ${formatCount(report.lowerBounds.offsetsBytes)} B`
+            : `${head}: proven infeasible: the exact search ruled out every packing (${formatCount(s.nodes)} nodes)`,
+      };
+    case 'timeout':
+      return { status: 'unknown', line: `${head}: not known: cut by the clock (--time-limit) after ${formatCount(s.nodes)} of ${formatCount(s.nodeBudget)} nodes, a rerun may differ; smallest packing found ${total}` };
+    case 'too-large':
+      return { status: 'unknown', line: `${head}: not known: too large for the exact search; smallest packing found ${total}` };
+    case 'disabled':
+      return { status: 'unknown', line: `${head}: not known: the exact search is off (--node-budget 0); smallest packing found ${total}` };
+    default:
+      return { status: 'unknown', line: `${head}: not known: node budget of ${formatCount(s.nodeBudget)} spent before a packing or a proof; smallest packing found ${total}` };
   }
 }
 
@@ -38,6 +84,8 @@ export function renderPlanText(report: PlanReport, options: RenderOptions = {}):
     `lower bounds: offsets ${formatCount(b.offsetsBytes)} B (${formatBytes(b.offsetsBytes)}, peak of live bytes), ` +
       `objects ${formatCount(b.objectsBytes)} B (${formatBytes(b.objectsBytes)}, sum of positional maxima)`,
   );
+  const verdict = feasibilityOf(report);
+  if (verdict) lines.push(verdict.status === 'found' ? c.green(verdict.line) : c.red(verdict.line));
   const t = newTable(['#', 'strategy', 'kind', 'total bytes', 'total', '× its bound', 'note'], ['right', 'left', 'left', 'right', 'right', 'right', 'left']);
   let rank = 0;
   for (const r of report.results) {

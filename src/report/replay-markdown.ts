@@ -3,6 +3,7 @@ import { formatBytes, formatCount, formatPercent, nativeLines } from './format.j
 import { explainOom, statCell, stepRows } from './replay-text.js';
 import type { GroupBy, MomentHolders } from '../attribution/index.js';
 import { groupedBy, HOLDER_ALIGN, holderHead, holderRows, peakMoments } from './holders.js';
+import { oomAt } from './oom-where.js';
 
 /** Escapes text for a Markdown table cell. */
 export function mdCell(s: string): string {
@@ -64,7 +65,7 @@ export function renderReplayMarkdown(r: ReplayReport): string {
     }
   }
   r.ooms.slice(0, 5).forEach((o, k) => {
-    out.push('', `<details><summary>OOM at event ${formatCount(o.event)}${o.line !== null ? ` (line ${o.line})` : ''}: ${mdCell(o.id)} of ${formatBytes(o.sizeBytes)} — ${o.kind}</summary>`, '');
+    out.push('', `<details><summary>OOM ${oomAt(o)}: ${o.recorded ? "the real run's request" : mdCell(o.id)} of ${formatBytes(o.sizeBytes)} — ${o.kind}</summary>`, '');
     out.push(`**${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}**: ${mdText(o.explanation ?? explainOom(o))}`, '');
     const held = a?.ooms[k];
     if (a && held) out.push(`Held at this OOM, ${groupedBy(a)}:`, '', holdersMarkdown(held, a.groupBy), '');

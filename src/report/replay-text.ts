@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import type { ReplayReport } from '../sim/report.js';
 import type { OomRecord, StepRecord } from '../sim/replay.js';
 import { formatBytes, formatCount, formatPercent, nativeLines, painter, type RenderOptions, sparkline } from './format.js';
+import { oomAt, oomWhat, oomWhere } from './oom-where.js';
 import type { ChalkInstance } from 'chalk';
 import type { GroupBy, MomentHolders } from '../attribution/index.js';
 import { fitKey, groupedBy, HOLDER_ALIGN, holderHead, holderRows, peakMoments, wrap } from './holders.js';
@@ -31,7 +32,7 @@ export function statusLine(r: ReplayReport, c: ChalkInstance): string {
     return `${c.green('✔ fits')}: peak reserved ${formatBytes(s.peakReservedBytes)} (${cap}), lower bound ${formatBytes(s.peakLiveBytes)}`;
   }
   const first = r.ooms[0];
-  const where = first ? ` at event ${formatCount(first.event)}${first.line !== null ? ` (line ${first.line})` : ''}` : '';
+  const where = first ? ` ${oomAt(first)}` : '';
   const kind = first ? ` — ${first.kind === 'capacity' ? 'too little memory' : 'fragmentation'}` : '';
   return `${c.red(`✘ ${s.oomCount} OOM${s.oomCount > 1 ? 's' : ''}`)}${where}${kind}`;
 }
@@ -59,6 +60,14 @@ function summaryTable(r: ReplayReport): string {
 /** Explains an OOM's classification in one sentence. */
 export function explainOom(o: OomRecord): string {
   const need = formatBytes(o.liveBytes + o.sizeBytes);
+  if (o.recorded && o.deviceFreeBytes !== null) {
+    const held = `reserved ${formatBytes(o.reservedBytes)} + free on the device ${formatBytes(o.deviceFreeBytes)} = ${formatBytes(o.reservedBytes + o.deviceFreeBytes)}`;
+    return o.kind === 'capacity'
+      ? `live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} exceeds what the real allocator could hold (${held}); no allocator could serve it`
+      : `live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} fits in what the real allocator could hold (${held}), ` +
+          `but ${formatBytes(o.reservedBytes - o.allocatedBytes)} of its reserved memory was free in ${formatCount(o.freeBlocks)} blocks ` +
+          `(largest ${formatBytes(o.largestFreeBlockBytes)}); another allocator or setting could fit it`;
+  }
   const cap = o.capacityBytes === null ? 'unlimited' : formatBytes(o.capacityBytes);
   if (o.kind === 'capacity') {
     return `live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} exceeds the limit (${cap}); no allocator could serve it`;
@@ -91,8 +100,7 @@ function oomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' 
   const out: string[] = [];
   const shown = mode === 'full' ? r.ooms : r.ooms.slice(0, 3);
   shown.forEach((o, k) => {
-    const where = [`event ${formatCount(o.event)}`, o.line !== null ? `line ${o.line}` : '', `step ${o.step}`].filter(Boolean).join(', ');
-    out.push(c.bold(`OOM at ${where}: alloc "${o.id}"${o.tag ? ` (${o.tag})` : ''} of ${formatBytes(o.sizeBytes)} (rounded to ${formatBytes(o.roundedBytes)})`));
+    out.push(c.bold(`OOM ${oomWhere(o)}: ${oomWhat(o)}`));
     const kind = o.kind === 'capacity' ? c.red('capacity (too little memory)') : c.yellow('fragmentation');
     if (o.explanation !== undefined) {
       const [first, ...rest] = wrap(`${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}: ${o.explanation}`, 100, '  ');

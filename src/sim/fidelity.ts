@@ -48,11 +48,43 @@ export interface PlacementFidelity {
   reservedBytesRecorded: number | null;
   /** The first allocation with a recorded address: offsets on both sides are measured from it. */
   origin: { event: number; recordedAddress: string; simulatedAddress: string } | null;
+  /**
+   * Present when the simulated allocator models a kind of allocator (bfc: `tensorflow-bfc`): whether
+   * the recorded one is of that kind; when it is not, the figures compare unlike allocators.
+   */
+  simulatesRecordedKind?: boolean;
   /** The first mismatches (up to 20), to look into. */
   mismatches: PlacementMismatch[];
 }
 
 const MAX_MISMATCHES = 20;
+
+/** What people call each kind of recorded allocator. */
+const KIND_NAMES: Record<string, string> = {
+  'tensorflow-bfc': 'a BFC allocator',
+  'pytorch-caching': "PyTorch's CUDA caching allocator",
+};
+
+/**
+ * When an allocator that models some kinds of allocators is compared with a history of another
+ * kind: a note that says so, and which allocators of the same source are of a simulated kind
+ * (a TensorFlow log lists every allocator it logged in `recorded.extra.allocators`).
+ */
+export function kindMismatchNote(simulator: string, simulates: readonly string[], trace: Trace): string | undefined {
+  const rec = trace.recorded;
+  if (!rec || simulates.includes(rec.allocator)) return undefined;
+  const want = simulates.map((k) => KIND_NAMES[k] ?? k).join(' or ');
+  const listed = rec.extra?.['allocators'];
+  const others = Array.isArray(listed)
+    ? (listed as { name?: unknown; kind?: unknown }[]).filter((a) => typeof a.kind === 'string' && simulates.includes(a.kind)).map((a) => String(a.name))
+    : [];
+  const name = typeof rec.extra?.['allocatorName'] === 'string' ? `"${rec.extra['allocatorName'] as string}"` : rec.allocator;
+  const instead =
+    others.length > 0
+      ? `; the trace's ${others.length === 1 ? 'one' : 'ones'} of that kind: ${others.map((o) => `"${o}"`).join(', ')} (pick with --allocator-name ${others[0]})`
+      : '; the trace has none of that kind';
+  return `fidelity compares unlike allocators: the recorded allocator ${name} is not ${want}, which ${simulator} simulates${instead}.`;
+}
 
 /** Collects the comparison during a replay, from the engine's placement callback. */
 export class PlacementComparison {

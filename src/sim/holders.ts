@@ -24,7 +24,8 @@ export interface AttributionSection {
  */
 export function attributeReplay(trace: Trace, outcome: ReplayOutcome, allocatorName: string, options: AttributionOptions = {}): AttributionSection {
   const o = resolveAttributionOptions(trace, options);
-  const events = [outcome.peakLiveEvent, outcome.peakReservedEvent, ...outcome.ooms.map((x) => x.event)];
+  // A failure of the real run (a recorded history's) came before its event: the live set after the one before.
+  const events = [outcome.peakLiveEvent, outcome.peakReservedEvent, ...outcome.ooms.map((x) => (x.recorded ? x.event - 1 : x.event))];
   const at = holdersAt(trace, events, outcome.droppedAllocations, o);
   const [peakLive, peakReserved, ...ooms] = at;
   outcome.ooms.forEach((rec, k) => {

@@ -1,4 +1,5 @@
-import { FAILED, NO_BLOCK, type AllocatorState, type OnlineAllocator } from '../allocators/types.js';
+import { FAILED, NO_BLOCK, type AllocatorState, type OnlineAllocator, type RecordedFailure } from '../allocators/types.js';
+import { eventSource } from '../trace/location.js';
 import { OP_ALLOC, type Trace } from '../trace/model.js';
 import { TimelineSampler } from './timeline.js';
 
@@ -27,6 +28,13 @@ export interface ReplayOptions {
 export interface OomRecord {
   event: number;
   line: number | null;
+  /** Where the request is in a file without lines (a snapshot), e.g. `device_traces[0][4]` (then `line` is null). */
+  entry?: string;
+  /**
+   * True for the real run's own failure, from the recorded history (`--allocator recorded`): it
+   * happened before `event`, and `id` is empty (the trace has no request for it).
+   */
+  recorded?: true;
   step: number;
   id: string;
   tag: string | null;
@@ -136,6 +144,18 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
   let firstR = 0;
   let oomCount = 0;
   const ooms: OomRecord[] = [];
+  // The real run's failures that a recorded history holds, counted where they happened.
+  const recordedAt = allocator.recordedFailureEvents?.() ?? [];
+  let recordedK = 0;
+  let nextRecorded = recordedAt.length > 0 ? (recordedAt[0] as number) : -1;
+  const takeRecorded = (at: number): void => {
+    while (nextRecorded === at) {
+      oomCount++;
+      if (ooms.length < maxOoms) ooms.push(recordedOomRecord(trace, allocator, recordedK, at, live, capacityBytes));
+      recordedK++;
+      nextRecorded = recordedK < recordedAt.length ? (recordedAt[recordedK] as number) : -1;
+    }
+  };
   let ignoredFrees = 0;
   const dropped: number[] = [];
   let completed = true;
@@ -157,6 +177,7 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
         steps.push(curStep);
       }
     }
+    if (i === nextRecorded) takeRecorded(i);
     const a = alloc[i] as number;
     if (op[i] === OP_ALLOC) {
       const bytes = size[i] as number;
@@ -221,6 +242,7 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
     if (capture.size > 0 && capture.has(i)) states.push({ event: i, reason: 'requested', state: allocator.state() });
     if (onProgress && (i & 0xffff) === 0xffff) onProgress(i + 1, n);
   }
+  if (completed && nextRecorded === n) takeRecorded(n);
   const replayed = completed ? n : i + 1;
   // The last event whose effect is recorded (a failed, stopping request changes nothing).
   const lastEvent = completed ? n - 1 : i - 1;
@@ -264,12 +286,11 @@ function oomRecord(trace: Trace, allocator: OnlineAllocator, i: number, live: nu
   const failure = allocator.lastFailure();
   const sizeBytes = trace.size[i] as number;
   const reserved = allocator.reservedBytes;
-  const line = trace.line[i] as number;
   const tagIndex = trace.tag ? (trace.tag[i] as number) : 0;
   const finite = Number.isFinite(capacityBytes);
   return {
     event: i,
-    line: line > 0 ? line : null,
+    ...locate(trace, i),
     step: trace.step[i] as number,
     id: trace.ids.get(trace.alloc[i] as number),
     tag: tagIndex > 0 ? (trace.tags[tagIndex] as string) : null,
@@ -286,4 +307,37 @@ function oomRecord(trace: Trace, allocator: OnlineAllocator, i: number, live: nu
     native: failure.native,
     ...(failure.nativeSummary !== undefined ? { nativeSummary: failure.nativeSummary } : {}),
   };
+}
+
+/** The record of a failure of the real run (a recorded history's), before event `at`. */
+function recordedOomRecord(trace: Trace, allocator: OnlineAllocator, k: number, at: number, live: number, capacityBytes: number): OomRecord {
+  const f = (allocator.recordedFailure as (k: number) => RecordedFailure)(k);
+  const stepAt = Math.min(at, trace.length - 1);
+  return {
+    event: at,
+    line: null,
+    ...(f.entry !== null ? { entry: f.entry } : {}),
+    recorded: true,
+    step: stepAt >= 0 ? (trace.step[stepAt] as number) : 0,
+    id: '',
+    tag: null,
+    sizeBytes: f.sizeBytes,
+    roundedBytes: f.roundedBytes,
+    liveBytes: live,
+    allocatedBytes: f.allocatedBytes,
+    reservedBytes: f.reservedBytes,
+    capacityBytes: Number.isFinite(capacityBytes) ? capacityBytes : null,
+    deviceFreeBytes: f.deviceFreeBytes,
+    largestFreeBlockBytes: f.largestFreeBlockBytes,
+    freeBlocks: f.freeBlocks,
+    kind: live + f.sizeBytes > f.limitBytes ? 'capacity' : 'fragmentation',
+    native: f.native,
+    ...(f.nativeSummary !== undefined ? { nativeSummary: f.nativeSummary } : {}),
+  };
+}
+
+/** `line`, and `entry` for files without lines. */
+function locate(trace: Trace, i: number): { line: number | null; entry?: string } {
+  const src = eventSource(trace, i);
+  return src.entry !== null ? { line: null, entry: src.entry } : { line: src.line };
 }

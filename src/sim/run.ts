@@ -1,8 +1,8 @@
 import { UsageError } from '../errors.js';
-import { allocatorConfiguration, resolveOptions } from '../allocators/index.js';
+import { allocatorConfiguration, resolveOptions } from '../allocators/registry.js';
 import type { OnlineAllocator } from '../allocators/types.js';
 import type { Trace } from '../trace/model.js';
-import { PlacementComparison } from './fidelity.js';
+import { kindMismatchNote, PlacementComparison } from './fidelity.js';
 import { replayTrace, type ReplayOptions, type ReplayOutcome } from './replay.js';
 import { buildReplayReport, type ReplayReport } from './report.js';
 import { chooseStart, type StartMode, startNote } from './start.js';
@@ -67,8 +67,11 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
   }
   if (comparison && !('fidelity' in report)) {
     const fidelity = comparison.result(allocator.reservedBytes);
+    const mismatch = def.recordedAs ? kindMismatchNote(def.name, def.recordedAs, trace) : undefined;
+    if (def.recordedAs) fidelity.simulatesRecordedKind = mismatch === undefined;
     report['fidelity'] = fidelity;
     if (fidelity.withAllocatedBytes + fidelity.withAddress > 0) report.notes.push(comparison.note());
+    if (mismatch) report.notes.push(mismatch);
   }
   return { report, outcome, allocator };
 }

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
 import { canonicalConfiguration } from '../util/configuration.js';
@@ -7,11 +6,10 @@ import type { BaselineComparison } from './compare-baseline.js';
 import type { GateResult } from './compare-gates.js';
 import type { CapacitySearchMode, CapacitySearchResult } from './capacity-search.js';
 import type { CompareJobResult, ContenderRef } from './jobs.js';
-import { defaultWorkerUrl, InThreadRunner, type JobRunner, WorkerPool } from './pool.js';
+import { openRunner } from './pool.js';
 import { type Contender, type ContenderKind, createContender, listContenders } from './contenders.js';
 import type { OnOom, OomRecord } from '../sim/replay.js';
 import { type ReplaySummary, type TraceInfo, traceInfo } from '../sim/report.js';
-import { shareTrace } from './shared-trace.js';
 import type { StartChoice, StartMode } from '../sim/start.js';
 import type { AttributionOptions } from '../attribution/index.js';
 import type { AttributionSection } from '../sim/holders.js';
@@ -105,8 +103,7 @@ export interface CompareExecution {
 }
 
 export const DEFAULT_CAPACITY_STEP_BYTES = 1024 * 1024;
-/** Without an explicit `jobs`, traces shorter than this run in this thread. */
-export const AUTO_WORKERS_MIN_EVENTS = 50_000;
+export { AUTO_WORKERS_MIN_EVENTS } from './pool.js';
 
 /** The rows to run: the names asked for (or all that can run), and those skipped with why. */
 function selectRows(trace: Trace, o: CompareOptions): { names: string[]; skipped: { name: string; reason: string }[] } {
@@ -143,23 +140,6 @@ function rankEntries(entries: Omit<CompareEntry, 'rank'>[]): CompareEntry[] {
   return sorted.map((e, k) => ({ rank: k + 1, ...e }));
 }
 
-function makeRunner(trace: Trace, o: CompareOptions, rows: number, build: (ref: ContenderRef) => Contender): { runner: JobRunner; reason?: string } {
-  const threads = Math.min(o.jobs ?? availableParallelism(), rows);
-  const inThread = (reason?: string) => ({ runner: new InThreadRunner(trace, build), ...(reason ? { reason } : {}) });
-  if (threads <= 1) return inThread();
-  // Starting a worker and loading the modules takes a few hundred milliseconds: more than small
-  // traces take to replay. An explicit `jobs` still gets its workers.
-  if (o.jobs === undefined && trace.length < AUTO_WORKERS_MIN_EVENTS) return inThread(`a small trace (under ${AUTO_WORKERS_MIN_EVENTS} events)`);
-  if ((o.contenders ?? []).length > 0) return inThread('contenders built by the caller run in this thread');
-  const url = o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
-  if (url === null) return inThread('no built worker entry (dist/sweep/worker.js)');
-  try {
-    return { runner: new WorkerPool(url, threads, { trace: shareTrace(trace), modules: [...(o.workerModules ?? [])] }) };
-  } catch (e) {
-    return inThread(`workers could not start: ${(e as Error).message}`);
-  }
-}
-
 /**
  * Replays one trace through several allocators (and other contenders), at one capacity and, when
  * asked, searches each one's minimum capacity. Rows run in parallel on worker threads over one
@@ -183,7 +163,7 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
   const onOom = o.onOom ?? 'stop';
   const mode = o.capacitySearch ?? 'bisect';
   const build = (ref: ContenderRef): Contender => adHoc.get(ref.name) ?? createContender(ref.name, ref.given, trace, settingsOf(ref));
-  const { runner, reason } = makeRunner(trace, o, rows.length, build);
+  const { runner, reason } = openRunner(trace, o, rows.length, build, (o.contenders ?? []).length > 0 ? 'contenders built by the caller run in this thread' : undefined);
   let done = 0;
   const search = o.minCapacity ? { stepBytes: step, mode } : null;
   let results: CompareJobResult[];

@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { MemsimError, UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
 import { type CompareJob, type CompareJobResult, type ContenderRef, runJob } from './jobs.js';
 import type { Contender } from './contender.js';
-import type { SharedTrace } from './shared-trace.js';
+import { type SharedTrace, shareTrace } from './shared-trace.js';
 
 /** Runs compare jobs: in worker threads, or in this thread. */
 export interface JobRunner {
@@ -130,5 +131,42 @@ export class WorkerPool implements JobRunner {
   async close(): Promise<void> {
     this.closing = true;
     await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+/** Without an explicit `jobs`, traces shorter than this run in this thread. */
+export const AUTO_WORKERS_MIN_EVENTS = 50_000;
+
+/** How many threads a sweep may use, and where its worker entry is. */
+export interface RunnerOptions {
+  /**
+   * Threads (default: the available cores, or 1 for traces under {@link AUTO_WORKERS_MIN_EVENTS}
+   * events); 1 runs everything in this thread.
+   */
+  jobs?: number;
+  /** The worker entry; default the built one next to this module; null: in this thread. */
+  workerUrl?: URL | null;
+  /** Modules each worker imports first (to register extra allocators). */
+  workerModules?: readonly string[];
+}
+
+/**
+ * The runner of a sweep of `units` jobs: a worker pool over the shared trace, or this thread (and
+ * why, when more threads were asked). `inThread` forces this thread, with its reason.
+ */
+export function openRunner(trace: Trace, o: RunnerOptions, units: number, build: (ref: ContenderRef) => Contender, inThread?: string): { runner: JobRunner; reason?: string } {
+  const threads = Math.min(o.jobs ?? availableParallelism(), units);
+  const here = (reason?: string) => ({ runner: new InThreadRunner(trace, build), ...(reason ? { reason } : {}) });
+  if (threads <= 1) return here();
+  // Starting a worker and loading the modules takes a few hundred milliseconds: more than small
+  // traces take to replay. An explicit `jobs` still gets its workers.
+  if (o.jobs === undefined && trace.length < AUTO_WORKERS_MIN_EVENTS) return here(`a small trace (under ${AUTO_WORKERS_MIN_EVENTS} events)`);
+  if (inThread !== undefined) return here(inThread);
+  const url = o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
+  if (url === null) return here('no built worker entry (dist/sweep/worker.js)');
+  try {
+    return { runner: new WorkerPool(url, threads, { trace: shareTrace(trace), modules: [...(o.workerModules ?? [])] }) };
+  } catch (e) {
+    return here(`workers could not start: ${(e as Error).message}`);
   }
 }

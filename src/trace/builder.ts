@@ -49,6 +49,12 @@ export class TraceBuilder {
   meta: TraceMeta = {};
   /** The allocations' call stacks, when the reader knows them (set by the importer). */
   stacks: TraceStacks | undefined;
+  /**
+   * Set by importers of files without lines (a snapshot's `device_traces[d]`): the `line` given with
+   * each event is then 1 + the index of its entry in that list, problems name the entry by its path
+   * (`device_traces[0][4].addr`), and `fields` names the entry's fields for the event's.
+   */
+  entries: { list: string; fields: Readonly<Record<string, string>> } | undefined;
   private readonly lenient: boolean;
   private readonly source: BuildOptions['source'];
 
@@ -104,6 +110,11 @@ export class TraceBuilder {
     return this.n;
   }
 
+  /** Whether `--lenient` is in force (importers skip and count their own inconsistencies then). */
+  get isLenient(): boolean {
+    return this.lenient;
+  }
+
   /**
    * Sizes the columns for the whole file from the share of it that a reader has consumed (the events
    * so far, scaled to the file's length, plus 3%), so that they need no growth, and no copy at the
@@ -122,7 +133,25 @@ export class TraceBuilder {
 
   /** Records a syntax or type problem found by the reader. */
   problem(p: Omit<InputProblem, 'file'>): void {
+    const e = this.entries;
+    if (e && p.line !== undefined && p.entry === undefined) {
+      const { line, col: _col, field, ...rest } = p;
+      const named = field === undefined ? undefined : (e.fields[field] ?? field);
+      this.problems.add({ file: this.file, ...rest, entry: this.entryAt(line), ...(named !== undefined ? { field: named } : {}) });
+      return;
+    }
     this.problems.add({ file: this.file, ...p });
+  }
+
+  /** The path of the entry an event came from (entries mode), e.g. `device_traces[0][4]`. */
+  private entryAt(line: number): string {
+    const e = this.entries as { list: string };
+    return line > 0 ? `${e.list}[${line - 1}]` : `${e.list} (the state when the window opened)`;
+  }
+
+  /** Where an earlier event is, for messages: `line N`, or its entry's path. */
+  private where(line: number): string {
+    return this.entries ? this.entryAt(line) : `line ${line}`;
   }
 
   /** Marks the events added so far as reconstructed initial state (importers of windows). */
@@ -202,7 +231,7 @@ export class TraceBuilder {
         this.doubleAlloc++;
       } else {
         const first = this.line[this.allocEvent[prev] as number] as number;
-        this.problem({ line, field: 'id', message: `alloc of id "${this.ids.get(prev)}" which is still live (allocated at line ${first})` });
+        this.problem({ line, field: 'id', message: `alloc of id "${this.ids.get(prev)}" which is still live (allocated at ${this.where(first)})` });
       }
       return -1;
     }
@@ -255,7 +284,7 @@ export class TraceBuilder {
           this.problem({ line, field: 'id', message: `free of id "${id}" which was never allocated` });
         } else {
           const freedAt = this.line[this.freeEvent[a] as number] as number;
-          this.problem({ line, field: 'id', message: `free of id "${id}" which is not live (already freed at line ${freedAt})` });
+          this.problem({ line, field: 'id', message: `free of id "${id}" which is not live (already freed at ${this.where(freedAt)})` });
         }
       }
       return -1;
@@ -278,7 +307,7 @@ export class TraceBuilder {
       this.problem({
         line,
         field: 'time',
-        message: `time ${time} is earlier than the previous event's ${this.lastTime} (line ${this.lastTimeLine}); times must not decrease`,
+        message: `time ${time} is earlier than the previous event's ${this.lastTime} (${this.where(this.lastTimeLine)}); times must not decrease`,
       });
       return false;
     }
@@ -401,6 +430,7 @@ export class TraceBuilder {
       skipped: { unknownFree: this.unknownFree, doubleAlloc: this.doubleAlloc },
       initialEvents: this.initialEvents,
     };
+    if (this.entries) trace.entryList = this.entries.list;
     if (recorded) trace.recorded = recorded;
     if (this.stacks) {
       const of = this.stacks.ofAllocation;

@@ -78,8 +78,16 @@ export interface Trace {
    * (`lifetime-pool`); the others ignore it.
    */
   align: Uint32Array | null;
-  /** 1-based source line per event (0 when the event was synthesized, e.g. reconstructed). */
+  /**
+   * 1-based source line per event (0 when the event was synthesized, e.g. reconstructed); when
+   * {@link Trace.entryList} is set, 1 + the index of the event's entry in that list instead.
+   */
   line: Uint32Array;
+  /**
+   * For files without lines (PyTorch snapshots): the list the events come from, e.g.
+   * `device_traces[0]`, so that event i is entry `device_traces[0][line[i] - 1]`.
+   */
+  entryList?: string;
   /** Interned tags; `tags[0]` is the empty string. */
   tags: string[];
   /** Number of allocations (alloc events). */
@@ -143,6 +151,11 @@ export interface RecordedHistory {
   settings?: Record<string, unknown>;
   /** Segments at the end, as the source states them (for checking a replay of the history). */
   finalSegments?: RecordedSegment[];
+  /**
+   * Segments of the same process that belong to other devices (at the end): they share the
+   * process's virtual address space with this device's, which tells how far a reservation reached.
+   */
+  otherSegments?: RecordedSegment[];
   /** Out-of-memory failures the real allocator recorded. */
   ooms?: RecordedOom[];
   /** Importer notes for the report (e.g. how the initial state was reconstructed). */
@@ -165,6 +178,8 @@ export interface RecordedSegment {
   activeBytes?: number;
   /** The blocks that tile the segment, in address order, when known. */
   blocks?: RecordedBlock[];
+  /** The device, when the segment is not the imported device's (see {@link RecordedHistory.otherSegments}). */
+  device?: number;
 }
 
 /** A block inside a recorded segment. */
@@ -189,6 +204,8 @@ export interface RecordedSegmentEvent {
   stream: number;
   /** Pool of a new or mapped segment (`small`/`large`), when the importer knows it. */
   pool?: string;
+  /** Index of the entry in the source's list (orders it against a recorded OOM before the same event). */
+  entry?: number;
 }
 
 /** An out-of-memory failure that the real allocator recorded (it has no alloc event in the trace). */
@@ -202,4 +219,6 @@ export interface RecordedOom {
   stream?: number;
   /** Where in the source it was recorded (e.g. `device_traces[0][1234]`). */
   source?: string;
+  /** Index of the entry in the source's list (see {@link RecordedSegmentEvent.entry}). */
+  entry?: number;
 }

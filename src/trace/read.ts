@@ -1,43 +1,11 @@
-import { extname } from 'node:path';
-import { TraceError, UsageError } from '../errors.js';
-import { TraceBuilder } from './builder.js';
 import type { Trace } from './model.js';
-import { type ReadOptions, type TraceReader, traceReaders } from './readers.js';
-import { ByteSource } from './source.js';
+import { openTrace, readOpenedTrace } from './open.js';
+import { loadAllReaders, type ReadOptions } from './readers.js';
 
-/**
- * Picks the reader for a file: `--format` when given; otherwise the content of its first bytes,
- * with the file name's extension breaking ties.
- */
-export function detectReader(path: string, head: Buffer, format?: string): TraceReader {
-  if (format !== undefined) {
-    const r = traceReaders.find((x) => x.format === format);
-    if (!r) {
-      throw new UsageError(`unknown trace format "${format}" (known: ${traceReaders.map((x) => x.format).join(', ')})`);
-    }
-    return r;
-  }
-  const ext = path === '-' ? '' : extname(path).toLowerCase();
-  let best: TraceReader | undefined;
-  let bestScore = 0;
-  for (const r of traceReaders) {
-    let score = r.sniff(head) * 2;
-    if (r.extensions.includes(ext)) score += 1;
-    if (score > bestScore) {
-      best = r;
-      bestScore = score;
-    }
-  }
-  if (!best) {
-    if (head.length === 0) throw TraceError.at(path, undefined, 'empty file: nothing to read');
-    throw TraceError.at(
-      path,
-      1,
-      `cannot tell the format of this file (known: ${traceReaders.map((x) => x.format).join(', ')}); use --format`,
-    );
-  }
-  return best;
-}
+export { detectReader } from './open.js';
+
+// The synchronous API has every reader's code at hand.
+await loadAllReaders();
 
 /**
  * Reads a trace file of any known format into the columnar model, checking syntax and semantics in
@@ -45,12 +13,5 @@ export function detectReader(path: string, head: Buffer, format?: string): Trace
  * input is invalid.
  */
 export function readTrace(path: string, options: ReadOptions = {}): Trace {
-  const src = new ByteSource(path, 1 << 20, options.onProgress);
-  src.fill();
-  const head = src.buf.subarray(0, Math.min(src.end, 64 * 1024));
-  const reader = detectReader(path, head, options.format);
-  const builder = new TraceBuilder(path, { ...options, source: src });
-  const recorded = reader.read(src, builder, options);
-  src.close();
-  return builder.finish(reader.format, recorded ?? undefined);
+  return readOpenedTrace(openTrace(path, options), options);
 }

@@ -3,8 +3,8 @@ import type { RecordedHistory } from './model.js';
 import { readCsv } from './read-csv.js';
 import { readJson } from './read-json.js';
 import { readJsonl } from './read-jsonl.js';
-import { pytorchSnapshotReader } from './pytorch/reader.js';
-import { tensorflowLogReader } from './tflog/reader.js';
+import { sniffSnapshot, SNAPSHOT_EXTENSIONS, SNAPSHOT_READER_INFO } from './pytorch/sniff.js';
+import { sniffTfLog, TFLOG_READER_INFO } from './tflog/sniff.js';
 import type { ByteSource } from './source.js';
 
 /** Options for reading a trace; importers read the ones that concern them. */
@@ -102,8 +102,61 @@ export const csvReader: TraceReader = {
   },
 };
 
+/**
+ * An importer known by its name and signature, whose reading code loads on first use: every input is
+ * sniffed by every reader, but only the one that reads it needs its code. {@link loadReader} loads it
+ * (the library's `readTrace` has them all loaded).
+ */
+export class LazyTraceReader implements TraceReader {
+  readonly format: string;
+  readonly description: string;
+  readonly extensions: readonly string[];
+  readonly sniff: (head: Buffer) => number;
+  private impl: TraceReader | undefined;
+
+  constructor(
+    info: { format: string; description: string; extensions: readonly string[]; sniff: (head: Buffer) => number },
+    private readonly loader: () => Promise<TraceReader>,
+  ) {
+    this.format = info.format;
+    this.description = info.description;
+    this.extensions = info.extensions;
+    this.sniff = info.sniff;
+  }
+
+  /** Loads the reading code (once). */
+  async load(): Promise<void> {
+    this.impl ??= await this.loader();
+  }
+
+  read(src: ByteSource, builder: TraceBuilder, options: ReadOptions): RecordedHistory | void {
+    if (!this.impl) throw new Error(`the ${this.format} reader is not loaded (await loadReader() first)`);
+    return this.impl.read(src, builder, options);
+  }
+}
+
+export const pytorchSnapshotLazyReader = new LazyTraceReader(
+  { ...SNAPSHOT_READER_INFO, extensions: SNAPSHOT_EXTENSIONS, sniff: sniffSnapshot },
+  async () => (await import('./pytorch/reader.js')).pytorchSnapshotReader,
+);
+
+export const tensorflowLogLazyReader = new LazyTraceReader(
+  { ...TFLOG_READER_INFO, sniff: sniffTfLog },
+  async () => (await import('./tflog/reader.js')).tensorflowLogReader,
+);
+
 /** Every registered trace reader; importers add themselves here. */
-export const traceReaders: TraceReader[] = [jsonReader, jsonlReader, csvReader, pytorchSnapshotReader, tensorflowLogReader];
+export const traceReaders: TraceReader[] = [jsonReader, jsonlReader, csvReader, pytorchSnapshotLazyReader, tensorflowLogLazyReader];
+
+/** Loads a reader's code when it is loaded on demand (see {@link LazyTraceReader}). */
+export async function loadReader(reader: TraceReader): Promise<void> {
+  if (reader instanceof LazyTraceReader) await reader.load();
+}
+
+/** Loads the code of every reader. */
+export async function loadAllReaders(): Promise<void> {
+  await Promise.all(traceReaders.map(loadReader));
+}
 
 /** Adds a reader (importers call this once at load). */
 export function registerReader(reader: TraceReader): void {

@@ -66,6 +66,23 @@ describe('memsim plan', () => {
     expect(runCli(['plan', complex, '--alignment', '0']).code).toBe(2);
   });
 
+  it('--capacity: found exits 0, proven infeasible or not known exits 1 with the verdict on stderr', () => {
+    const found = runCli(['plan', '-', '--strategy', 'best', '--capacity', '96', '--input-format', 'records-csv'], { input: chain });
+    expect(found.code).toBe(0);
+    expect(found.stdout.split('\n')[2]).toBe('capacity 96 B: fits; best packs the records in 96 B (greedy-in-order (objects))');
+    const no = runCli(['plan', '-', '--strategy', 'best', '--capacity', '95', '--format', 'json'], { input: chain });
+    expect(no.code).toBe(1);
+    expect(no.stderr).toBe('memsim: capacity 95 B: proven infeasible: the offsets lower bound is 96 B\n');
+    const j = JSON.parse(no.stdout);
+    expect([j.capacityBytes, j.nodeBudget, j.timeLimitMs, j.results[0].search.status]).toEqual([95, 1_000_000, 60_000, 'infeasible']);
+    const off = runCli(['plan', '-', '--strategy', 'best', '--capacity', '95', '--node-budget', '0'], { input: chain });
+    expect(off.code).toBe(1);
+    const notBest = runCli(['plan', '-', '--strategy', 'naive', '--capacity', '95'], { input: chain });
+    expect([notBest.code, notBest.stderr]).toEqual([2, `memsim: --capacity: the feasibility search is best's; add best to --strategy (e.g. --strategy best)\n`]);
+    expect(runCli(['plan', '-', '--time-limit', '0'], { input: chain }).stderr).toBe('memsim: --time-limit: must be positive, got "0" (--node-budget 0 turns the exact search off)\n');
+    expect(runCli(['plan', '-', '--node-budget', 'lots'], { input: chain }).stderr).toBe('memsim: --node-budget: expected a non-negative integer, got "lots"\n');
+  });
+
   it('help lists the strategies and ends with examples', () => {
     const r = runCli(['plan', '--help']);
     expect(r.code).toBe(0);

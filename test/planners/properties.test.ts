@@ -51,7 +51,7 @@ describe('every strategy gives a valid assignment that respects its lower bound'
     fc.assert(
       fc.property(recordsArb(40), alignments, (r, align) => {
         if (skipReason(p, r)) return;
-        const a = p.plan(r, { alignmentBytes: align, timeLimitMs: 0 });
+        const a = p.plan(r, { alignmentBytes: align });
         if (a.kind === 'objects') {
           expect(checkObjects(r, a)).toBeNull();
           expect(a.objectSizes.reduce((s, x) => s + x, 0)).toBeGreaterThanOrEqual(objectsLowerBound(r));
@@ -142,7 +142,7 @@ describe('best and the exact search', () => {
       stacked[i] = top;
       top += r.size[i] as number;
     }
-    return bestPacking(r, [{ label: 'stacked', offsets: stacked, totalBytes: top }], offsetsLowerBound(r), align, 20_000);
+    return bestPacking(r, [{ label: 'stacked', offsets: stacked, totalBytes: top }], offsetsLowerBound(r), { alignmentBytes: align, nodeBudget: 10_000_000 });
   };
   it('the search alone reaches the brute-force optimum and proves it', () => {
     fc.assert(
@@ -214,7 +214,7 @@ describe('records from traces', () => {
       fc.property(traceArb, (t) => {
         const r: UsageRecords = recordsFromTrace(t);
         expect(offsetsLowerBound(r)).toBe(t.summary.peakLiveBytes);
-        const report = runPlan(r, { strategy: 'greedy-by-size,xla-best-fit', timeLimitMs: 0 });
+        const report = runPlan(r, { strategy: 'greedy-by-size,xla-best-fit', nodeBudget: 0 });
         for (const x of report.results) if (x.status === 'ok' && x.offsets) expect(checkOffsets(r, x.offsets, x.totalBytes)).toBeNull();
       }),
       { numRuns: 200 },

@@ -24,14 +24,14 @@ const planner = (name: string, kind: 'objects' | 'offsets' = 'objects'): Planner
 };
 
 const objects = (name: string, r: UsageRecords): { ids: number[]; sizes: number[] } => {
-  const a = planner(name).plan(r, { alignmentBytes: 1, timeLimitMs: 0 }) as ObjectsAssignment;
+  const a = planner(name).plan(r, { alignmentBytes: 1 }) as ObjectsAssignment;
   expect(a.kind).toBe('objects');
   expect(checkObjects(r, a)).toBeNull();
   return { ids: Array.from(a.objectIds), sizes: a.objectSizes };
 };
 
 const offsets = (r: UsageRecords, alignmentBytes = 1): { offsets: number[]; total: number } => {
-  const a = planner('greedy-by-size', 'offsets').plan(r, { alignmentBytes, timeLimitMs: 0 });
+  const a = planner('greedy-by-size', 'offsets').plan(r, { alignmentBytes });
   if (a.kind !== 'offsets') throw new Error('expected offsets');
   expect(checkOffsets(r, a.offsets, a.totalBytes, alignmentBytes)).toBeNull();
   return { offsets: Array.from(a.offsets), total: a.totalBytes };
@@ -96,8 +96,8 @@ describe('TFLite OneRecord and EmptyRecords', () => {
   const one = makeRecords([rec(16, 0, 1)]);
   const empty = makeRecords([]);
   it.each(listPlanners().map((p) => [p.name, p.kind, p] as const))('%s (%s)', (_n, _k, p) => {
-    const a1 = p.plan(one, { alignmentBytes: 1, timeLimitMs: 0 });
-    const a0 = p.plan(empty, { alignmentBytes: 1, timeLimitMs: 0 });
+    const a1 = p.plan(one, { alignmentBytes: 1 });
+    const a0 = p.plan(empty, { alignmentBytes: 1 });
     if (a1.kind === 'objects' && a0.kind === 'objects') {
       expect([Array.from(a1.objectIds), a1.objectSizes]).toEqual([[0], [16]]);
       expect([Array.from(a0.objectIds), a0.objectSizes]).toEqual([[], []]);

@@ -10,7 +10,7 @@ const rec = (size: number, first: number, last: number): RecordObject => ({ size
 function run(name: string, kind: 'objects' | 'offsets', records: RecordObject[], alignmentBytes = 1) {
   const p = listPlanners().find((x) => x.name === name && x.kind === kind);
   if (!p) throw new Error(`no planner ${name}`);
-  const a = p.plan(makeRecords(records), { alignmentBytes, timeLimitMs: 0 });
+  const a = p.plan(makeRecords(records), { alignmentBytes });
   return a.kind === 'objects' ? { ids: Array.from(a.objectIds), sizes: a.objectSizes } : { offsets: Array.from(a.offsets), total: a.totalBytes };
 }
 

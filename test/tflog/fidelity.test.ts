@@ -26,6 +26,7 @@ describe('fidelity of a simulation against a TensorFlow log', () => {
       reservedBytesSimulated: 80 * 2 ** 30,
       reservedBytesRecorded: null,
       origin: { event: 0, recordedAddress: '0x7f2a00000000', simulatedAddress: '0x10000000000' },
+      simulatesRecordedKind: true,
       mismatches: [],
     } satisfies PlacementFidelity);
     expect(r.notes).toContain(
@@ -63,5 +64,38 @@ describe('fidelity of a simulation against a TensorFlow log', () => {
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout).fidelity).toMatchObject({ sameAllocatedBytes: 6, sameOffset: 6 });
     expect(runCli(['replay', FRESH, '--allocator', 'bfc']).stdout).toContain('6 of 6 sit at the recorded offset from the first one (100.00%)');
+  });
+});
+
+describe('fidelity against an allocator of another kind', () => {
+  // The same log, its allocator renamed "cpu" (a CPU allocator that tracks sizes), and one GPU_0_bfc allocation.
+  const text =
+    readFileSync(FRESH, 'utf8').replaceAll('allocator_name: "GPU_0_bfc"', 'allocator_name: "cpu"') +
+    '2024-05-01 10:00:02.000001: I tensorflow/core/framework/log_memory.cc:35] __LOG_MEMORY__ MemoryLogTensorAllocation { step_id: 2 kernel_name: "g" tensor { dtype: DT_FLOAT shape { dim { size: 4 } } allocation_description { requested_bytes: 16 allocated_bytes: 256 allocator_name: "GPU_0_bfc" allocation_id: 1 has_single_reference: true ptr: 139818365353984 } } }\n';
+  const file = join(tempDir(), 'cpu.log');
+  writeFileSync(file, text);
+
+  it('bfc on the log\'s cpu allocator: the fidelity says it compares unlike allocators and names the log\'s BFC allocator', () => {
+    const r = replay(readTrace(file, { allocatorName: 'cpu' }), { allocator: 'bfc' }).report;
+    expect(r['fidelity']).toMatchObject({ recordedAllocator: 'cpu', allocations: 6, simulatesRecordedKind: false });
+    expect(r.notes).toContain(
+      'fidelity compares unlike allocators: the recorded allocator "cpu" is not a BFC allocator, which bfc simulates; ' +
+        "the trace's one of that kind: \"GPU_0_bfc\" (pick with --allocator-name GPU_0_bfc).",
+    );
+  });
+
+  it('bfc on the BFC allocator: no such note; an allocator that models no kind (naive) makes no claim', () => {
+    const t = readTrace(file, { allocatorName: 'GPU_0_bfc' });
+    const r = replay(t, { allocator: 'bfc' }).report;
+    expect(r['fidelity']).toMatchObject({ recordedAllocator: 'tensorflow-bfc', simulatesRecordedKind: true });
+    expect(r.notes.some((n) => n.includes('unlike allocators'))).toBe(false);
+    const naive = replay(readTrace(file, { allocatorName: 'cpu' }), { allocator: 'naive' }).report;
+    expect(naive['fidelity']).not.toHaveProperty('simulatesRecordedKind');
+  });
+
+  it('the CLI says it too', () => {
+    const r = runCli(['replay', file, '--allocator', 'bfc', '--allocator-name', 'cpu']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('the recorded allocator "cpu" is not a BFC allocator, which bfc simulates');
   });
 });

@@ -2,15 +2,16 @@
  * The `bfc` allocator: TensorFlow's BFC allocator as `GPUBFCAllocator` runs it (TF 2.12–2.14),
  * with its GPU defaults. See ../shared/spec/bfc.md.
  */
-import { z } from 'zod';
 import { formatBytes } from '../../util/bytes.js';
-import { opt, type OptionSpec } from '../options.js';
+import { opt, optionSchema, OptionValueError, type OptionSpec } from '../options.js';
 import { defineAllocator } from '../types.js';
 import { BFC_DEVICE_BASE, BfcAllocator } from './allocator.js';
+import { bfcWhatIf } from './what-if.js';
 
 export { BfcAllocator, BFC_DEVICE_BASE, type BfcSettings } from './allocator.js';
 export { checkBfc } from './check.js';
 export { humanReadableNumBytes } from './format.js';
+export { tensorflowSetting } from './what-if.js';
 
 const GiB = 1024 ** 3;
 /** The memory limit assumed when the run has no capacity: an 80 GB GPU (A100/H100 80GB). */
@@ -19,9 +20,12 @@ export const BFC_DEFAULT_LIMIT_BYTES = 80 * GiB;
 /** A byte option that may be absent (`none`). */
 function optionalBytes(description: string): OptionSpec<number | null> {
   const bytes = opt.bytes(0, description, { min: 0 });
-  const schema = z
-    .union([z.null(), z.literal('none'), bytes.schema])
-    .transform((v) => (v === null || v === 'none' ? null : v)) as unknown as z.ZodType<number | null>;
+  const schema = optionSchema((v): number | null => {
+    if (v === null || v === 'none') return null;
+    const r = bytes.schema.safeParse(v);
+    if (!r.success) throw new OptionValueError(r.error.issues.map((i) => i.message).join('; '));
+    return r.data;
+  });
   return { kind: 'bytes', default: null, description, schema };
 }
 
@@ -46,6 +50,7 @@ export const bfc = defineAllocator({
     memory_limit: optionalBytes("BFC's memory limit (TensorFlow's memory_limit); none = the capacity, or 80 GiB when unlimited"),
     name: opt.string('GPU_0_bfc', 'allocator name in the OOM text'),
   },
+  whatIf: bfcWhatIf,
   recordedAs: ['tensorflow-bfc'],
   create(o, ctx) {
     const capacity = ctx.capacityBytes;

@@ -5,7 +5,8 @@
  */
 import { SimDevice } from '../device.js';
 import { type AllocationFailure, type AllocatorState, FAILED, NO_BLOCK, type OnlineAllocator } from '../types.js';
-import type { Trace } from '../../trace/model.js';
+import type { RecordedHistory, Trace } from '../../trace/model.js';
+import { type InferredTotal, inferDeviceTotal } from './address-space.js';
 import { F_ALLOCATED } from './blocks.js';
 import { type CachingSettings, formatConf, formatRoundup } from './config.js';
 import { oomMessage, type OomFigures } from './oom.js';
@@ -26,6 +27,8 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   private failureRounded = 0;
   /** Reconstruction of and comparison with a recorded PyTorch history, when the trace has one. */
   readonly recorded: RecordedReplay | null;
+  /** The device total the recorded reservations imply, when it is below the capacity (or the default). */
+  readonly inferredTotal: InferredTotal | null = null;
 
   constructor(settings: CachingSettings, capacityBytes: number, trace?: Trace) {
     const rec = trace?.recorded?.allocator === 'pytorch-caching' ? trace : undefined;
@@ -35,6 +38,12 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     this.plainRounding = settings.roundupPower2Divisions.every((d) => d <= 1);
     this.maxSplit = settings.maxSplitSizeBytes;
     this.maxNonSplitRounding = settings.maxNonSplitRoundingBytes;
+    // Reservations as large as the real ones: no larger than the recorded ones leave room for.
+    const inferred = rec ? inferDeviceTotal(rec.recorded as RecordedHistory) : null;
+    if (inferred && inferred.totalBytes < this.deviceTotalBytes) {
+      this.deviceTotalBytes = inferred.totalBytes;
+      this.inferredTotal = inferred;
+    }
     this.recorded = rec ? new RecordedReplay(rec, this) : null;
     this.placement = this.recorded;
   }
@@ -119,7 +128,12 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   private getFreeBlock(streamIndex: number, isSmall: boolean, size: number): number {
     const pool = isSmall ? 0 : 1;
     if (this.gcActive) this.gcCalls[pool] = (this.gcCalls[pool] as number) + 1;
-    const set = streamIndex * 2 + pool;
+    return this.probeFreeBlock(streamIndex, isSmall, size);
+  }
+
+  /** The block get_free_block would choose for a request, without its side effects; -1 when none. */
+  probeFreeBlock(streamIndex: number, isSmall: boolean, size: number): number {
+    const set = streamIndex * 2 + (isSmall ? 0 : 1);
     let id = this.setLowerBound(set, size, -1);
     if (id < 0) return -1;
     if ((this.seg[id] as number) >= 0) {

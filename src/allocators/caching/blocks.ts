@@ -100,6 +100,11 @@ export class BlockStore extends FreeSets {
     return k;
   }
 
+  /** The dense index of a stream value already seen, or -1 (creates nothing). */
+  knownStreamIndex(stream: number): number {
+    return this.streamIndexOf.get(stream) ?? -1;
+  }
+
   /** Stream indices in the order of their values (the order of BlockComparatorSize's first key). */
   streamsInOrder(): number[] {
     return this.streamValues.map((_, k) => k).sort((x, y) => (this.streamValues[x] as number) - (this.streamValues[y] as number));

@@ -5,12 +5,10 @@
  * when an allocation fails. New memory goes to the lowest address where free plus unmapped space
  * is enough.
  */
+import { expandableSpaceBytes, UNLIMITED_DEVICE_BYTES } from './address-space.js';
 import { BlockStore, F_UNMAPPED, type ExpandableSegment } from './blocks.js';
 import { kLargeBuffer, kSmallBuffer } from './sizes.js';
 import { RESERVED_BYTES } from './stats.js';
-
-/** Device memory assumed for the address-space reservation when the capacity is unlimited. */
-const UNLIMITED_DEVICE_BYTES = 2 ** 40;
 
 /** Where the recorded allocator placed new device memory, when replaying a recorded history. */
 export interface SegmentPlacement {
@@ -21,11 +19,15 @@ export interface SegmentPlacement {
 /** The expandable-segment half of the allocator (map_block, unmap_block and their helpers). */
 export class ExpandableStore extends BlockStore {
   placement: SegmentPlacement | null = null;
+  /**
+   * The device total the reservations are made for (totalGlobalMem): the capacity, or an unlimited
+   * device's default, unless a recorded history bounds it lower (see address-space.ts).
+   */
+  deviceTotalBytes = Number.isFinite(this.device.capacityBytes) ? this.device.capacityBytes : UNLIMITED_DEVICE_BYTES;
 
   /** Address space of one expandable segment: totalGlobalMem + totalGlobalMem / 8, in whole pages. */
   expandableSpaceBytes(pageBytes: number): number {
-    const total = Number.isFinite(this.device.capacityBytes) ? this.device.capacityBytes : UNLIMITED_DEVICE_BYTES;
-    return Math.ceil((total + Math.floor(total / 8)) / pageBytes) * pageBytes;
+    return expandableSpaceBytes(this.deviceTotalBytes, pageBytes);
   }
 
   /** Registers a segment whose address space is already reserved; returns its unmapped block. */
@@ -131,8 +133,17 @@ export class ExpandableStore extends BlockStore {
     const begin = Math.ceil((start - es.base) / es.pageBytes);
     const end = Math.floor((start + whole - es.base) / es.pageBytes);
     if (begin >= end) return;
-    const uStart = es.base + begin * es.pageBytes;
-    const uSize = (end - begin) * es.pageBytes;
+    this.unmapRange(id, es.base + begin * es.pageBytes, (end - begin) * es.pageBytes);
+  }
+
+  /**
+   * Unmaps the whole pages [uStart, uStart + uSize) of the free, mapped block `id` (in the free set);
+   * the parts of the block around them stay free blocks.
+   */
+  unmapRange(id: number, uStart: number, uSize: number): void {
+    const es = this.expandable[this.seg[id] as number] as ExpandableSegment;
+    const start = this.ptr[id] as number;
+    const whole = this.size[id] as number;
     this.eraseFromBlocks(id);
     const before = uStart - start;
     const stream = this.streamOf[id] as number;

@@ -6,17 +6,20 @@ import { defineAllocator } from '../types.js';
 import { CachingAllocator } from './allocator.js';
 import { cachingOptions, defaultOptionValues, settingsFromOptions } from './options.js';
 import { defaultsFromTrace } from './snapshot-settings.js';
+import { cachingWhatIf } from './what-if.js';
 
 export { CachingAllocator } from './allocator.js';
 export { parseAllocConf, AllocConfError, formatConf, type CachingSettings } from './config.js';
 export { formatSize, oomMessage } from './oom.js';
 export { roundSize, allocationSize } from './sizes.js';
+export { allocConfLine, compactRoundup } from './what-if.js';
 
 export const caching = defineAllocator({
   name: 'caching',
   summary: "PyTorch's CUDA caching allocator: small/large pools, best fit per stream, splits, expandable segments, GC",
   options: cachingOptions,
   defaultsFromTrace,
+  whatIf: cachingWhatIf,
   recordedAs: ['pytorch-caching'],
   create(options, ctx) {
     const base = { ...defaultOptionValues(), ...(defaultsFromTrace(ctx.trace)?.values ?? {}) };

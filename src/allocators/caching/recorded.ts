@@ -4,11 +4,13 @@
  * real allocator got, segments the real allocator released are released, and every allocation is
  * compared with the address the real allocator chose.
  */
-import type { RecordedSegmentEvent, Trace } from '../../trace/model.js';
-import { formatHex } from '../../util/bytes.js';
+import type { RecordedOom, RecordedSegmentEvent, Trace } from '../../trace/model.js';
+import { formatBytes, formatHex } from '../../util/bytes.js';
 import type { CachingAllocator } from './allocator.js';
+import type { ExpandableSegment } from './blocks.js';
 import type { SegmentPlacement } from './expandable.js';
 import { InitialState } from './initial-state.js';
+import { checkRecordedOom, type RecordedOomCheck } from './recorded-oom.js';
 
 /** An allocation placed elsewhere than the real allocator placed it. */
 export interface AddressMismatch {
@@ -36,6 +38,15 @@ export interface Fidelity {
    * simulation ends with at the same address, size and state (in use or free).
    */
   finalBlocks?: { recorded: number; identical: number };
+  /**
+   * The device total that expandable segments reserve address space for (totalGlobalMem), and where
+   * it comes from: `inferred` from the recorded reservations, else `capacity` or `default`.
+   */
+  deviceTotal?: { bytes: number; source: 'inferred' | 'capacity' | 'default' };
+  /** Recorded segment_unmap events, and those the simulation replayed (the others found no such free pages). */
+  unmaps?: { recorded: number; replayed: number; alreadyUnmapped: number };
+  /** The real run's OOMs, and whether the simulation fails there too. */
+  recordedOoms?: RecordedOomCheck[];
   /** The first mismatches (up to 20), to look into. */
   mismatches: AddressMismatch[];
 }
@@ -51,11 +62,20 @@ export class RecordedReplay implements SegmentPlacement {
   private readonly created: RecordedSegmentEvent[];
   private readonly createdUsed: Uint8Array;
   private createdCursor = 0;
-  private readonly released: RecordedSegmentEvent[];
-  private releasedCursor = 0;
+  /** Every segment event, in the order of the source (for the recorded reserved bytes, frees and unmaps). */
+  private readonly changes: RecordedSegmentEvent[];
+  private changesCursor = 0;
+  private readonly ooms: RecordedOom[];
+  private oomsCursor = 0;
+  private readonly oomChecks: RecordedOomCheck[] = [];
+  /** Reserved bytes of the recorded allocator as of the changes applied so far. */
+  private recordedReserved = 0;
   private event = -1;
   private readonly initial: InitialState;
   private releasedAsRecorded = 0;
+  private unmapsRecorded = 0;
+  private unmapsReplayed = 0;
+  private unmapsAlready = 0;
   private allocations = 0;
   private same = 0;
   private withBytes = 0;
@@ -74,7 +94,11 @@ export class RecordedReplay implements SegmentPlacement {
     const byEvent = (x: RecordedSegmentEvent, y: RecordedSegmentEvent): number => x.beforeEvent - y.beforeEvent;
     this.created = rec.segmentEvents.filter((e) => e.action === 'alloc' || e.action === 'map').sort(byEvent);
     this.createdUsed = new Uint8Array(this.created.length);
-    this.released = rec.segmentEvents.filter((e) => e.action === 'free').sort(byEvent);
+    const bySource = <T extends { beforeEvent: number; entry?: number }>(x: T, y: T): number => x.beforeEvent - y.beforeEvent || (x.entry ?? 0) - (y.entry ?? 0);
+    this.changes = [...rec.segmentEvents].sort(bySource);
+    this.unmapsRecorded = this.changes.filter((e) => e.action === 'unmap').length;
+    this.ooms = [...(rec.ooms ?? [])].sort(bySource);
+    this.recordedReserved = rec.initialSegments.reduce((sum, x) => sum + x.sizeBytes, 0);
     this.initial = new InitialState(alloc, rec.initialSegments);
   }
 
@@ -87,12 +111,69 @@ export class RecordedReplay implements SegmentPlacement {
     return this.initial.place(this.address[n] as number, this.blockBytes[n] as number, sizeBytes, streamIndex, event);
   }
 
-  /** Called before each event: segments the recorded allocator released before it are released. */
+  /**
+   * Called before each event: what the recorded allocator gave back before it (segment_free,
+   * segment_unmap) is given back, and each OOM of the real run before it is checked, in the order
+   * of the source.
+   */
   beforeEvent(event: number): void {
     this.event = event;
-    const rel = this.released;
-    while (this.releasedCursor < rel.length && (rel[this.releasedCursor] as RecordedSegmentEvent).beforeEvent <= event) {
-      this.release(rel[this.releasedCursor++] as RecordedSegmentEvent);
+    const ch = this.changes;
+    const oo = this.ooms;
+    for (;;) {
+      const c = ch[this.changesCursor];
+      const o = oo[this.oomsCursor];
+      const cDue = c !== undefined && c.beforeEvent <= event;
+      const oDue = o !== undefined && o.beforeEvent <= event;
+      if (!cDue && !oDue) return;
+      if (cDue && (!oDue || c.beforeEvent < o.beforeEvent || (c.beforeEvent === o.beforeEvent && (c.entry ?? 0) < (o.entry ?? 0)))) {
+        this.changesCursor++;
+        this.applyChange(c);
+      } else {
+        this.oomsCursor++;
+        this.oomChecks.push(checkRecordedOom(this.alloc, o as RecordedOom, this.recordedReserved, this.alloc.device.capacityBytes));
+      }
+    }
+  }
+
+  private applyChange(e: RecordedSegmentEvent): void {
+    const grows = e.action === 'alloc' || e.action === 'map';
+    this.recordedReserved += grows ? e.sizeBytes : -e.sizeBytes;
+    if (e.action === 'free') this.release(e);
+    else if (e.action === 'unmap') this.unmap(e);
+  }
+
+  /**
+   * A recorded segment_unmap (an expandable segment giving pages back: the OOM retry, empty_cache):
+   * the same free pages of the simulation are unmapped; a segment left with no page is released.
+   */
+  private unmap(e: RecordedSegmentEvent): void {
+    const a = this.alloc;
+    const end = e.address + e.sizeBytes;
+    for (let k = 0; k < a.setCount; k++) {
+      for (const id of a.setBlocks(k)) {
+        const seg = a.seg[id] as number;
+        const start = a.ptr[id] as number;
+        if (seg < 0 || start > e.address || start + (a.size[id] as number) < end) continue;
+        const es = a.expandable[seg] as ExpandableSegment;
+        if ((e.address - es.base) % es.pageBytes !== 0 || e.sizeBytes % es.pageBytes !== 0) return;
+        a.unmapRange(id, e.address, e.sizeBytes);
+        this.unmapsReplayed++;
+        if (!a.isSplit(id)) a.releaseExpandableSegment(id);
+        return;
+      }
+    }
+    // Pages the simulation had unmapped already (its own OOM retry under a capacity) are no mismatch.
+    for (let k = 0; k < a.unmappedSets.length; k++) {
+      const set = a.unmappedSets[k];
+      for (let node = set ? set.first() : -1; set && node >= 0; node = set.next(node)) {
+        const id = set.payload(node);
+        const start = a.ptr[id] as number;
+        if (start <= e.address && start + (a.size[id] as number) >= end) {
+          this.unmapsAlready++;
+          return;
+        }
+      }
     }
   }
 
@@ -166,8 +247,17 @@ export class RecordedReplay implements SegmentPlacement {
       withAllocatedBytes: this.withBytes,
       sameAllocatedBytes: this.sameBytes,
       ...(finalBlocks ? { finalBlocks } : {}),
+      ...(this.alloc.expandableMode || this.alloc.inferredTotal ? { deviceTotal: this.deviceTotal() } : {}),
+      ...(this.unmapsRecorded > 0 ? { unmaps: { recorded: this.unmapsRecorded, replayed: this.unmapsReplayed, alreadyUnmapped: this.unmapsAlready } } : {}),
+      ...(this.ooms.length > 0 ? { recordedOoms: this.oomChecks } : {}),
       mismatches: this.mismatches,
     };
+  }
+
+  private deviceTotal(): { bytes: number; source: 'inferred' | 'capacity' | 'default' } {
+    const a = this.alloc;
+    const source = a.inferredTotal ? 'inferred' : Number.isFinite(a.device.capacityBytes) ? 'capacity' : 'default';
+    return { bytes: a.deviceTotalBytes, source };
   }
 
   /** The simulation's blocks now against the recorded final blocks (a pending free is in use). */
@@ -189,9 +279,34 @@ export class RecordedReplay implements SegmentPlacement {
 
   notes(): string[] {
     const out = this.initial.notes();
+    const t = this.alloc.inferredTotal;
+    if (t) {
+      out.push(
+        `expandable segments reserve address space for a device of ${formatBytes(t.totalBytes)} (${t.totalBytes} bytes), the most the recorded ` +
+          `reservations leave room for: the one at ${formatHex(t.base)} reaches at most to ${formatHex(t.nextAddress)}` +
+          (Number.isFinite(this.alloc.device.capacityBytes) ? ` (the capacity ${formatBytes(this.alloc.device.capacityBytes)} still limits the memory)` : ''),
+      );
+    }
     if (this.releasedAsRecorded > 0) out.push(`${this.releasedAsRecorded} cached segments released where the recorded allocator released them`);
+    if (this.unmapsRecorded > 0) {
+      out.push(
+        `${this.unmapsReplayed} of ${this.unmapsRecorded} recorded segment_unmap events replayed where the recorded allocator unmapped pages` +
+          (this.unmapsAlready > 0 ? ` (${this.unmapsAlready} more the simulation had unmapped itself)` : ''),
+      );
+    }
+    for (const c of this.oomChecks) out.push(describeOomCheck(c));
     const pct = this.allocations > 0 ? ` (${((100 * this.same) / this.allocations).toFixed(2)}%)` : '';
     out.push(`${this.same} of ${this.allocations} allocations in the window placed at the address the real allocator chose${pct}`);
     return out;
   }
+}
+
+/** One sentence on whether the simulation fails where the real run did. */
+function describeOomCheck(c: RecordedOomCheck): string {
+  const head = `the real run's OOM before event ${c.beforeEvent}${c.entry ? ` (${c.entry})` : ''}, a request of ${formatBytes(c.sizeBytes)}:`;
+  if (c.servedFromCache) return `${head} NOT reproduced: a cached block of the simulation serves it`;
+  const need = `needs ${formatBytes(c.neededBytes)} more from the device with ${formatBytes(c.simulatedReservedBytes)} reserved (${formatBytes(c.releasableBytes)} of it could be given back)`;
+  if (c.reproduced === null) return `${head} the snapshot does not record the free device memory; the simulation ${need}`;
+  const limit = c.limitBytes === null ? '' : `, and the real allocator could hold at most ${formatBytes(c.limitBytes)}`;
+  return `${head} ${c.reproduced ? 'reproduced' : 'NOT reproduced'}: the simulation ${need}${limit}`;
 }

@@ -2,8 +2,10 @@ import { naive } from '../naive.js';
 import { opt } from '../options.js';
 import { defineAllocator } from '../types.js';
 import { LifetimePoolAllocator } from './allocator.js';
+import { lifetimePoolWhatIf } from './what-if.js';
 
 export { LifetimePoolAllocator, type LifetimePoolOptions, type Phase } from './allocator.js';
+export { countRuns, deeprecSetting } from './what-if.js';
 export { binIndex, chunkBytes, regularBinCount, lifetimesOverlap, POLICY_INTERVALS } from './bins.js';
 
 /**
@@ -21,6 +23,7 @@ export const lifetimePool = defineAllocator({
     small_threshold: opt.bytes(32 * 1024, 'requests up to this size always go to the device', { min: 0 }),
     header_bytes: opt.bytes(64, 'header in front of each big request, counted in its bin size', { min: 0 }),
   },
+  whatIf: lifetimePoolWhatIf,
   create(options, ctx) {
     const fallback = {
       alignment: naive.options.alignment.default,

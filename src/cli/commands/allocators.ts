@@ -41,6 +41,7 @@ Examples:
               name: d.name,
               summary: d.summary,
               options: Object.entries(d.options).map(([k, s]) => ({ name: k, kind: s.kind, default: s.default, description: s.description, ...(s.values ? { values: s.values } : {}) })),
+              tune: d.whatIf?.summary ?? null,
             })),
           ),
           undefined,
@@ -53,6 +54,7 @@ Examples:
         if (o.format === 'markdown') {
           out.push(`### \`${d.name}\``, '', d.summary, '');
           if (opts.length > 0) out.push(mdTable(['option', 'kind', 'default', 'meaning'], opts.map(([k, s]) => [`\`${k}\``, describeOptionKind(s), `\`${showDefault(s)}\``, s.description])), '');
+          out.push(`\`memsim tune\` tries: ${d.whatIf ? d.whatIf.summary : 'nothing (a reference row)'}.`, '');
         } else {
           out.push(`${d.name} — ${d.summary}`);
           if (opts.length > 0) {
@@ -60,7 +62,7 @@ Examples:
             for (const [k, s] of opts) t.push([k, describeOptionKind(s), showDefault(s), s.description]);
             out.push(t.toString());
           }
-          out.push('');
+          out.push(`tune tries: ${d.whatIf ? d.whatIf.summary : 'nothing (a reference row)'}`, '');
         }
       }
       writeOutput(out.join('\n').replace(/\n+$/, '') + '\n', undefined);

@@ -14,7 +14,7 @@ import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput } f
 import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
 import { comparisonPage } from '../html.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
-import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-flags.js';
+import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
 
 const schema = z.object({
   allocators: z.string().default('all'),

@@ -11,7 +11,7 @@ import { GateFailure } from '../errors.js';
 import { useColor, writeOutput } from '../io.js';
 import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
-import { addAttributionOptions, attributionFields } from '../attribution-flags.js';
+import { addAttributionOptions, attributionFields } from '../attribution-input.js';
 
 const schema = z.object({
   allocators: z.string().optional(),

@@ -1,35 +1,36 @@
 import { Command, Option } from 'commander';
-import { z } from 'zod';
-import { listAllocators } from '../../allocators/index.js';
-import { renderJson, renderReplayMarkdown, renderReplayText } from '../../report/index.js';
-import { renderHtmlReport, loadHtmlAssets } from '../../report/html/index.js';
+import { allocatorNames, loadAllocator } from '../../allocators/registry.js';
+import { renderJson } from '../../report/json.js';
+import { renderReplayMarkdown } from '../../report/replay-markdown.js';
+import { renderReplayText } from '../../report/replay-text.js';
 import { effectiveCapacity, replay, type RunOptions } from '../../sim/run.js';
-import { buildVisualReport, collectVisualRun, visualContext } from '../../sim/visual.js';
 import type { ReplayReport } from '../../sim/report.js';
-import type { CompareReport } from '../../sweep/compare.js';
-import { readTrace } from '../../trace/read.js';
+import { readTraceFile } from '../../trace/open.js';
 import { formatBytes, formatHex } from '../../util/bytes.js';
+import { parseConfiguration } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
+import { collect, flag, flagSchema, parseOptionPairs, parseOptions } from '../flags.js';
 import { htmlDestination, LineFile, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
-import { bytesArg, collect, parseOptionPairs, parseOptions } from '../options.js';
-import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
-import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-flags.js';
+import { addTraceInputOptions, readOptions, traceInputFlags } from '../trace-flags.js';
+import { addAttributionOptions, attributionFlags, attributionOptions } from '../attribution-flags.js';
 
-const schema = z.object({
-  allocator: z.string(),
-  capacity: bytesArg.optional(),
-  option: z.array(z.string()).default([]),
-  format: z.enum(['text', 'json', 'markdown', 'html']).default('text'),
-  output: z.string().optional(),
-  placements: z.string().optional(),
-  onOom: z.enum(['stop', 'continue']).default('stop'),
-  allowOom: z.boolean().default(false),
-  start: z.enum(['recorded', 'fresh']).optional(),
-  ...attributionFields,
-  ...traceInputFields,
-  progress: z.enum(['auto', 'always', 'never']).default('auto'),
-  color: z.boolean().default(true),
-  oomDump: z.enum(['compact', 'full', 'none']).default('compact'),
+// `replay` is on the start-up path: its flags are checked without zod, its allocator and importer
+// are loaded by name, and the HTML report's code only for --format html.
+const schema = flagSchema({
+  allocator: flag.required(),
+  capacity: flag.bytes(),
+  option: flag.list(),
+  format: flag.oneOf(['text', 'json', 'markdown', 'html'], 'text'),
+  output: flag.string(),
+  placements: flag.string(),
+  onOom: flag.oneOf(['stop', 'continue'], 'stop'),
+  allowOom: flag.boolean(false),
+  start: flag.maybeOneOf(['recorded', 'fresh']),
+  ...attributionFlags,
+  ...traceInputFlags,
+  progress: flag.oneOf(['auto', 'always', 'never'], 'auto'),
+  color: flag.boolean(true),
+  oomDump: flag.oneOf(['compact', 'full', 'none'], 'compact'),
 });
 
 /** Renders a replay report in the asked format. */
@@ -44,8 +45,9 @@ export function oomGate(report: ReplayReport): string | undefined {
   const first = report.ooms[0];
   if (report.summary.oomCount === 0 || !first) return undefined;
   return (
-    `gate failed: replay with ${report.allocator.name} hit ${report.summary.oomCount} OOM(s); the first at event ${first.event}` +
-    `${first.line !== null ? ` (line ${first.line})` : ''}: ${formatBytes(first.sizeBytes)} requested with ${formatBytes(first.liveBytes)} live, ` +
+    `gate failed: replay with ${report.allocator.name} hit ${report.summary.oomCount} OOM(s); the first ${first.recorded ? 'before' : 'at'} event ${first.event}` +
+    `${first.entry !== undefined ? ` (${first.entry})` : first.line !== null ? ` (line ${first.line})` : ''}${first.recorded ? ", the real run's own" : ''}: ` +
+    `${formatBytes(first.sizeBytes)} requested with ${formatBytes(first.liveBytes)} live, ` +
     `${formatBytes(first.reservedBytes)} reserved, capacity ${first.capacityBytes === null ? 'unlimited' : formatBytes(first.capacityBytes)} (${first.kind}); --allow-oom accepts it`
   );
 }
@@ -55,7 +57,7 @@ export function replayCommand(): Command {
     new Command('replay')
       .description('replay a trace through an allocator and report peak usage, fragmentation and OOMs')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
-      .option('-a, --allocator <name>', `allocator: ${listAllocators().map((a) => a.name).join(', ')}; or NAME[key=value,…] with options`, 'naive')
+      .option('-a, --allocator <name>', `allocator: ${allocatorNames().join(', ')}; or NAME[key=value,…] with options`, 'naive')
       .option('-c, --capacity <bytes>', 'device capacity, e.g. 80GiB, 1.5GiB, 2GB (default: the trace meta capacityBytes, else unlimited)')
       .option('-o, --option <key=value>', 'allocator option (repeatable; key=value,key2=value2 also works)', collect, [])
       .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json', 'markdown', 'html']).default('text'))
@@ -78,11 +80,13 @@ Examples:
   $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc
   $ memsim replay snap.pickle --allocator caching --option expandable_segments=true --start fresh`,
       )
-      .action((tracePath: string, raw: Record<string, unknown>) => {
+      .action(async (tracePath: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);
         if (o.format === 'html') htmlDestination(o.output);
+        await loadAllocator(parseConfiguration(o.allocator).name);
+        const html = o.format === 'html' ? await import('./replay-html.js') : undefined;
         const reading = new Progress(o.progress as ProgressMode, 'read');
-        const trace = readTrace(tracePath, readOptions(o, {
+        const trace = await readTraceFile(tracePath, readOptions(o, {
           onProgress: (done, total) => reading.update(done, total, 'bytes'),
         }));
         reading.done();
@@ -90,7 +94,6 @@ Examples:
         const placements = o.placements ? new LineFile(o.placements) : undefined;
         placements?.line('event,id,address,sizeBytes,allocatedBytes');
         const csvId = (id: string): string => (/[",\n\r]/.test(id) ? `"${id.replace(/"/g, '""')}"` : id);
-        const visual = o.format === 'html' ? visualContext(trace) : undefined;
         let result;
         let page: string | undefined;
         try {
@@ -109,11 +112,8 @@ Examples:
                 }
               : {}),
           };
-          if (visual) {
-            const collected = collectVisualRun(visual, run);
-            result = collected.result;
-            const data = buildVisualReport<CompareReport>(visual, [collected.visual], { command: 'replay', capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom });
-            page = renderHtmlReport(data, loadHtmlAssets());
+          if (html) {
+            ({ result, page } = html.replayPage(trace, run, { capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom }));
           } else {
             result = replay(trace, run);
           }

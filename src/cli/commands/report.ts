@@ -10,7 +10,7 @@ import { htmlDestination, Progress, type ProgressMode, writeOutput } from '../io
 import { bytesArg, collect, intArg, parseOptions } from '../options.js';
 import { optionsByRow } from './compare.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
-import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-flags.js';
+import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
 
 const schema = z.object({
   allocators: z.string().default('all'),

@@ -1,9 +1,10 @@
 import { alignUp } from '../records.js';
 import type { UsageRecords } from '../types.js';
+import { Preorder } from './preorder.js';
+import { RangeMax } from './range-max.js';
 import type { Partition } from './sweep.js';
 
-/** minimalloc's static preorderings (solver.h): W width, A area, T section total; all descending. */
-export const HEURISTICS = ['WAT', 'TAW', 'TWA'] as const;
+export { HEURISTICS } from './preorder.js';
 
 /** Limits and clock of a search. */
 export interface SearchBudget {
@@ -25,14 +26,19 @@ export type RunEnd = 'found' | 'exhausted' | 'nodes' | 'timeout';
  * with nothing unplaced overhead, once tried, needs no alternative (hatless pruning). When no
  * unplaced buffer crosses a boundary between sections any more, the two sides are solved one after
  * the other (minimalloc's dynamic decomposition): a failure on one side is not retried against
- * every packing of the other.
+ * every packing of the other. Each piece is preordered afresh, as minimalloc's SubSolve: its section
+ * totals count only the bytes still unplaced, and its buffers are re-sorted and re-ranked (ranks
+ * restored when the piece is done), all in scratch arrays sized once.
  */
 export class PartitionSearch {
   private readonly m: number;
   private readonly S: number;
   private readonly size: Float64Array;
-  private rank: Int32Array<ArrayBuffer> = new Int32Array(0);
-  private readonly ranks: Int32Array<ArrayBuffer>[] = [];
+  private readonly rank: Int32Array;
+  private readonly preorder: Preorder;
+  /** Ranks a piece replaced, restored when it is done (a stack: pieces nest). */
+  private savedRank: Int32Array<ArrayBuffer> = new Int32Array(256);
+  private savedTop = 0;
   private readonly offset: Float64Array;
   private readonly minOff: Float64Array;
   private readonly floor: Float64Array;
@@ -45,14 +51,17 @@ export class PartitionSearch {
   private readonly minOffUndo: Int32Array;
   private readonly minOffUndoVal: Float64Array;
   private readonly floorUndo: Float64Array;
-  private readonly prefixMax: Float64Array;
-  private readonly suffixMax: Float64Array;
+  /** The section totals again, for the largest one of a piece in O(log S). */
+  private readonly totals: RangeMax;
   /** Buffers of each section (CSR), for the unallocated floor. */
   private readonly memberStart: Int32Array;
   private readonly members: Int32Array;
-  private readonly touched: Int32Array;
-  private stamp = 0;
-  private readonly touchedList: Int32Array;
+  /**
+   * Per section, a member last seen unplaced with its minimum offset at or below the floor (-1:
+   * none): while it stays so, the floor cannot rise and the scan of the members is skipped. A cache
+   * checked before use, so backtracking need not restore it.
+   */
+  private readonly witness: Int32Array;
   private raiseIdx: Int32Array<ArrayBuffer> = new Int32Array(1024);
   private raiseVal: Float64Array<ArrayBuffer> = new Float64Array(1024);
   private raiseTop = 0;
@@ -78,7 +87,8 @@ export class PartitionSearch {
     this.size = new Float64Array(m);
     this.bestOffsets = new Float64Array(m);
     const width = new Float64Array(m);
-    const sectionMax = new Float64Array(m);
+    const area = new Float64Array(m);
+    const tie = new Int32Array(m);
     let spans = 0;
     for (let b = 0; b < m; b++) {
       const rec = p.records[b] as number;
@@ -86,25 +96,12 @@ export class PartitionSearch {
       this.bestOffsets[b] = incumbent[rec] as number;
       this.bestHeight = Math.max(this.bestHeight, (incumbent[rec] as number) + (r.size[rec] as number));
       width[b] = (r.last[rec] as number) - (r.first[rec] as number) + 1;
-      for (let s = p.sectionLo[b] as number; s < (p.sectionHi[b] as number); s++) {
-        sectionMax[b] = Math.max(sectionMax[b] as number, p.sectionTotal[s] as number);
-      }
+      area[b] = (width[b] as number) * (this.size[b] as number);
+      tie[b] = rec;
       spans += (p.sectionHi[b] as number) - (p.sectionLo[b] as number);
     }
-    const key = (c: string, b: number): number =>
-      c === 'W' ? (width[b] as number) : c === 'A' ? (width[b] as number) * (this.size[b] as number) : (sectionMax[b] as number);
-    for (const h of HEURISTICS) {
-      const pre = Array.from({ length: m }, (_, b) => b).sort((x, y) => {
-        for (const c of h) {
-          const d = key(c, y) - key(c, x);
-          if (d !== 0) return d;
-        }
-        return x - y;
-      });
-      const rank = new Int32Array(m);
-      pre.forEach((b, i) => (rank[b] = i));
-      this.ranks.push(rank);
-    }
+    this.preorder = new Preorder(width, area, tie);
+    this.rank = new Int32Array(m);
     this.offset = new Float64Array(m);
     this.minOff = new Float64Array(m);
     this.floor = new Float64Array(S);
@@ -115,20 +112,10 @@ export class PartitionSearch {
     this.minOffUndo = new Int32Array(p.overlaps.length + 1);
     this.minOffUndoVal = new Float64Array(p.overlaps.length + 1);
     this.floorUndo = new Float64Array(spans + 1);
-    this.prefixMax = new Float64Array(S + 1);
-    this.suffixMax = new Float64Array(S + 1);
-    this.memberStart = new Int32Array(S + 1);
-    for (let b = 0; b < m; b++) {
-      for (let s = p.sectionLo[b] as number; s < (p.sectionHi[b] as number); s++) this.memberStart[s + 1] = (this.memberStart[s + 1] as number) + 1;
-    }
-    for (let s = 0; s < S; s++) this.memberStart[s + 1] = (this.memberStart[s + 1] as number) + (this.memberStart[s] as number);
-    this.members = new Int32Array(this.memberStart[S] as number);
-    const fill = this.memberStart.slice(0, S);
-    for (let b = 0; b < m; b++) {
-      for (let s = p.sectionLo[b] as number; s < (p.sectionHi[b] as number); s++) this.members[(fill[s] as number)] = b, fill[s] = (fill[s] as number) + 1;
-    }
-    this.touched = new Int32Array(S);
-    this.touchedList = new Int32Array(S);
+    this.totals = new RangeMax(S);
+    this.memberStart = p.memberStart;
+    this.members = p.members;
+    this.witness = new Int32Array(S).fill(-1);
   }
 
   /**
@@ -138,7 +125,7 @@ export class PartitionSearch {
    */
   run(heuristic: number, capacity: number, nodeLimit: number): RunEnd {
     const { p, m, S } = this;
-    this.rank = this.ranks[heuristic] as Int32Array<ArrayBuffer>;
+    this.preorder.use(heuristic);
     this.cap = Math.min(capacity, this.bestHeight - 1);
     this.limit = this.nodes + nodeLimit;
     this.end = null;
@@ -146,6 +133,7 @@ export class PartitionSearch {
     this.minOff.fill(0);
     this.floor.fill(0);
     this.total.set(p.sectionTotal);
+    this.totals.reset(p.sectionTotal);
     this.cuts.fill(0);
     this.minOffTop = 0;
     this.floorTop = 0;
@@ -156,8 +144,10 @@ export class PartitionSearch {
     }
     for (let s = 0; s < S; s++) if ((this.total[s] as number) > this.cap) return 'exhausted';
     const first = this.orders[0] ?? (this.orders[0] = new Int32Array(m));
-    for (let b = 0; b < m; b++) first[this.rank[b] as number] = b;
-    if (this.dfs(1, m, 0, -1, 0, S)) {
+    for (let b = 0; b < m; b++) first[b] = b;
+    this.rankPiece(first, m, 0, S); // every minimum offset is 0: the rank order is the dynamic order
+    this.savedTop = 0;
+    if (this.dfs(1, first, m, 0, -1, 0, S)) {
       let height = 0;
       for (let b = 0; b < m; b++) height = Math.max(height, (this.solution[b] as number) + (this.size[b] as number));
       this.bestHeight = height;
@@ -167,32 +157,23 @@ export class PartitionSearch {
     return this.end ?? 'exhausted';
   }
 
-  /** Prefix and suffix maxima of the section totals over [lo, hi). */
-  private sectionMaxima(lo: number, hi: number): void {
-    const { prefixMax: pre, suffixMax: suf, total } = this;
-    pre[lo] = 0;
-    for (let s = lo; s < hi; s++) pre[s + 1] = Math.max(pre[s] as number, total[s] as number);
-    suf[hi] = 0;
-    for (let s = hi - 1; s >= lo; s--) suf[s] = Math.max(suf[s + 1] as number, total[s] as number);
-  }
-
   /**
    * Places every unplaced buffer of the sections [secLo, secHi) (a partition or a piece split off by
    * decomposition); true when it succeeded, with the offsets recorded in `solution`.
    */
-  private dfs(depth: number, count: number, lastOffset: number, lastRank: number, secLo: number, secHi: number): boolean {
-    if (++this.nodes > this.limit) {
+  private dfs(depth: number, parent: Int32Array, count: number, lastOffset: number, lastRank: number, secLo: number, secHi: number): boolean {
+    if (this.nodes >= this.limit) {
       this.end = 'nodes';
       return false;
     }
+    this.nodes++;
     if ((this.nodes & 1023) === 0 && this.budget.now() > this.budget.deadlineMs) {
       this.end = 'timeout';
       return false;
     }
-    const { offset, minOff, size, rank, p, total, cap } = this;
+    const { offset, minOff, size, rank, p, cap } = this;
     // The parent's order minus placed buffers and buffers of other pieces, re-sorted by (min offset,
     // preorder): few minimum offsets changed since, so an insertion sort is nearly linear.
-    const parent = this.orders[depth - 1] as Int32Array;
     const order = this.orders[depth] ?? (this.orders[depth] = new Int32Array(this.m));
     let k = 0;
     let minHeight = Infinity;
@@ -214,28 +195,23 @@ export class PartitionSearch {
     }
     if (k === 0) return true;
     // Every section passed max(offset, floor) + total <= cap when the parent placed its buffer, and
-    // the capacity is fixed. Placing b at o (no lower than that offset) raises b's sections' floors
-    // to its top and leaves the others as they are: what remains to check is b's sections, and
-    // o + total for the other sections of this piece (the largest, from prefix/suffix maxima).
-    const pre = this.prefixMax;
-    const suf = this.suffixMax;
-    this.sectionMaxima(secLo, secHi);
+    // the capacity is fixed. Placing b at o raises the floors of b's sections to its top (nothing
+    // placed there reaches above o, which is b's minimum offset, and nor does their unallocated
+    // floor) and takes b's size off their totals, so there the check reads top + total - size, that
+    // is o + total; elsewhere o + total too, since floor + total passed already. So one number per
+    // node, the largest total of the piece, decides; and candidates come by increasing o, so the
+    // first to fail it (or to be dominated) ends the loop.
+    const largest = this.totals.max(secLo, secHi);
     for (let j = 0; j < k; j++) {
       const b = order[j] as number;
       const o = minOff[b] as number;
       if (o < lastOffset || (o === lastOffset && (rank[b] as number) < lastRank)) continue; // canonical
-      if (o >= minHeight) continue; // dominated
-      const sb = size[b] as number;
-      const top = o + sb;
-      const sLo = p.sectionLo[b] as number;
-      const sHi = p.sectionHi[b] as number;
-      let feasible = top <= cap && o + Math.max(pre[sLo] as number, suf[sHi] as number) <= cap;
-      for (let s = sLo; feasible && s < sHi; s++) if (top + (total[s] as number) - sb > cap) feasible = false;
-      if (feasible) {
+      if (o >= minHeight || o + largest > cap) break; // dominated, or no room: nor for the next ones
+      const top = o + (size[b] as number);
+      if (top <= cap) {
         const ok = this.place(b, o, top, depth, k, secLo, secHi);
         if (ok) return true;
         if (this.end !== null) return false;
-        this.sectionMaxima(secLo, secHi);
       }
       // Nothing unplaced overhead: if b at its lowest offset fails, so does every alternative.
       if (this.unplacedNeighbours[b] === 0) break;
@@ -269,6 +245,7 @@ export class PartitionSearch {
       floor[s] = top;
       total[s] = (total[s] as number) - sb;
     }
+    this.totals.add(sLo, sHi, -sb);
     // Unallocated floor (minimalloc's UpdateSectionData): in every section where a buffer's minimum
     // offset rose, nothing unplaced can start below the lowest minimum offset of its unplaced
     // buffers, so that is a floor too; check those sections against it.
@@ -283,15 +260,14 @@ export class PartitionSearch {
     if (!ok) {
       // pruned by the unallocated floor
     } else if (cutsHere === 0) {
-      ok = this.dfs(depth + 1, k, o, this.rank[b] as number, secLo, secHi);
+      ok = this.dfs(depth + 1, this.orders[depth] as Int32Array, k, o, this.rank[b] as number, secLo, secHi);
     } else {
       // Inside a piece every boundary had a crossing buffer: the zero cuts now are the new ones.
       ok = true;
       let from = secLo;
       for (let s = secLo; s < secHi && ok; s++) {
         if (s + 1 < secHi && cuts[s] !== 0) continue;
-        // Each piece starts afresh (offset 0, any preorder), as minimalloc's SubSolve.
-        ok = this.dfs(depth + 1, k, 0, -1, from, s + 1);
+        ok = this.solvePiece(depth, k, from, s + 1);
         from = s + 1;
       }
     }
@@ -304,6 +280,7 @@ export class PartitionSearch {
       floor[s] = this.floorUndo[floorFrom + s - sLo] as number;
       total[s] = (total[s] as number) + sb;
     }
+    this.totals.add(sLo, sHi, sb);
     this.floorTop = floorFrom;
     while (this.minOffTop > minOffFrom) {
       this.minOffTop--;
@@ -318,33 +295,97 @@ export class PartitionSearch {
     return ok;
   }
 
+  /**
+   * Solves the piece [secLo, secHi) that a decomposition split off below depth `depth`, as
+   * minimalloc's SubSolve: its unplaced buffers (taken from that depth's order, into the next
+   * depth's array, which the piece's search reads as its parent order) are preordered afresh with
+   * the section totals of what is still unplaced, and searched from offset 0 with any preorder.
+   */
+  private solvePiece(depth: number, count: number, secLo: number, secHi: number): boolean {
+    const { offset, p } = this;
+    const parent = this.orders[depth] as Int32Array;
+    const list = this.orders[depth + 1] ?? (this.orders[depth + 1] = new Int32Array(this.m));
+    let n = 0;
+    for (let j = 0; j < count; j++) {
+      const b = parent[j] as number;
+      if ((offset[b] as number) >= 0 || (p.sectionLo[b] as number) >= secHi || (p.sectionHi[b] as number) <= secLo) continue;
+      list[n++] = b;
+    }
+    if (n === 0) return true;
+    // (buffer, rank) pairs: the list is re-sorted below, so the order alone would not do.
+    const savedFrom = this.savedTop;
+    if (savedFrom + 2 * n > this.savedRank.length) {
+      const grown = new Int32Array(Math.max(2 * this.savedRank.length, savedFrom + 2 * n));
+      grown.set(this.savedRank);
+      this.savedRank = grown;
+    }
+    for (let j = 0; j < n; j++) {
+      const b = list[j] as number;
+      this.savedRank[savedFrom + 2 * j] = b;
+      this.savedRank[savedFrom + 2 * j + 1] = this.rank[b] as number;
+    }
+    this.savedTop = savedFrom + 2 * n;
+    this.rankPiece(list, n, secLo, secHi);
+    this.preorder.sortByOffset(list, 0, n, this.minOff, this.rank);
+    const ok = this.dfs(depth + 2, list, n, 0, -1, secLo, secHi);
+    for (let j = 0; j < n; j++) this.rank[this.savedRank[savedFrom + 2 * j] as number] = this.savedRank[savedFrom + 2 * j + 1] as number;
+    this.savedTop = savedFrom;
+    return ok;
+  }
+
+  /**
+   * Ranks list[0, n) by the run's preordering, T being each buffer's largest total of unplaced bytes
+   * over its sections (within [secLo, secHi)); leaves the list in rank order.
+   */
+  private rankPiece(list: Int32Array, n: number, secLo: number, secHi: number): void {
+    const { p, total, rank } = this;
+    const key = this.preorder.totalKey;
+    for (let j = 0; j < n; j++) {
+      const b = list[j] as number;
+      let t = 0;
+      const hi = Math.min(secHi, p.sectionHi[b] as number);
+      for (let s = Math.max(secLo, p.sectionLo[b] as number); s < hi; s++) if ((total[s] as number) > t) t = total[s] as number;
+      key[b] = t;
+    }
+    this.preorder.sortByHeuristic(list, 0, n);
+    for (let j = 0; j < n; j++) rank[list[j] as number] = j;
+  }
+
   /** Raises section floors to the lowest minimum offset of their unplaced buffers; false when infeasible. */
   private raiseFloors(minOffFrom: number, o: number): boolean {
-    const { p, floor, total, minOff, touched, touchedList } = this;
-    let n = 0;
-    const stamp = ++this.stamp;
+    const { p, floor, total, minOff } = this;
+    if (minOffFrom === this.minOffTop) return true;
+    // The raised buffers all overlap the one just placed, so their sections make one interval
+    // (with, at worst, some of the placed buffer's own sections in it: checking those too is sound).
+    let from = Infinity;
+    let to = -Infinity;
     for (let q = minOffFrom; q < this.minOffTop; q++) {
       const u = this.minOffUndo[q] as number;
-      for (let s = p.sectionLo[u] as number; s < (p.sectionHi[u] as number); s++) {
-        if (touched[s] === stamp) continue;
-        touched[s] = stamp;
-        touchedList[n++] = s;
-      }
+      from = Math.min(from, p.sectionLo[u] as number);
+      to = Math.max(to, p.sectionHi[u] as number);
     }
     let ok = true;
-    for (let t = 0; t < n && ok; t++) {
-      const s = touchedList[t] as number;
+    for (let s = from; s < to && ok; s++) {
       const f = floor[s] as number;
+      const w = this.witness[s] as number;
+      if (w >= 0 && (minOff[w] as number) <= f) continue; // Infinity once placed
       let low = Infinity;
+      let lowest = -1;
       for (let q = this.memberStart[s] as number; q < (this.memberStart[s + 1] as number); q++) {
-        const mo = minOff[this.members[q] as number] as number; // Infinity for placed buffers
+        const u = this.members[q] as number;
+        const mo = minOff[u] as number; // Infinity for placed buffers
         if (mo <= f) {
+          this.witness[s] = u;
           low = -1; // no raise: stop looking
           break;
         }
-        if (mo < low) low = mo;
+        if (mo < low) {
+          low = mo;
+          lowest = u;
+        }
       }
       if (low === Infinity || low <= f) continue;
+      this.witness[s] = lowest; // at the new floor
       if (this.raiseTop === this.raiseIdx.length) {
         const i2 = new Int32Array(this.raiseTop * 2);
         i2.set(this.raiseIdx);

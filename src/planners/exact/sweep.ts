@@ -16,6 +16,9 @@ export interface Partition {
   sectionHi: Int32Array;
   /** Sum of the sizes live in each section. */
   sectionTotal: Float64Array;
+  /** The buffers of each section (CSR: section s holds members[memberStart[s], memberStart[s + 1])). */
+  memberStart: Int32Array;
+  members: Int32Array;
   /** The largest section total: the partition's lower bound. */
   lowerBound: number;
 }
@@ -117,5 +120,16 @@ function buildPartition(r: UsageRecords, records: Int32Array, maxPairs: number):
     sectionTotal[s] = acc;
     lowerBound = Math.max(lowerBound, acc);
   }
-  return { records, overlapStart, overlaps, sectionLo, sectionHi, sectionTotal, lowerBound };
+  const memberStart = new Int32Array(S + 1);
+  for (let b = 0; b < m; b++) for (let s = sectionLo[b] as number; s < (sectionHi[b] as number); s++) memberStart[s + 1] = (memberStart[s + 1] as number) + 1;
+  for (let s = 0; s < S; s++) memberStart[s + 1] = (memberStart[s + 1] as number) + (memberStart[s] as number);
+  const members = new Int32Array(memberStart[S] as number);
+  const fill = memberStart.slice(0, S);
+  for (let b = 0; b < m; b++) {
+    for (let s = sectionLo[b] as number; s < (sectionHi[b] as number); s++) {
+      members[fill[s] as number] = b;
+      fill[s] = (fill[s] as number) + 1;
+    }
+  }
+  return { records, overlapStart, overlaps, sectionLo, sectionHi, sectionTotal, memberStart, members, lowerBound };
 }

@@ -1,5 +1,6 @@
-import { solvePartition } from '../exact/solve.js';
+import { type PartitionOutcome, solvePartition } from '../exact/solve.js';
 import { partitionRecords } from '../exact/sweep.js';
+import { NO_LIMITS, type PlanLimits } from '../limits.js';
 import type { OffsetsAssignment, UsageRecords } from '../types.js';
 
 /** A heuristic's packing, as `best` compares them. */
@@ -13,16 +14,27 @@ export interface Candidate {
 /** How the exact search went. */
 export interface SearchReport {
   /**
-   * `lower-bound`: a packing reaches the offsets lower bound (optimal, no search needed or the search
-   * reached it); `optimal`: the search was exhausted, nothing smaller exists; `timeout`: the time
-   * limit ran out, the best packing found so far is returned, not proven; `too-large`: the problem is
-   * over the search's size limits, the best heuristic is returned; `disabled`: a zero time limit.
+   * Minimizing: `lower-bound`: a packing reaches the offsets lower bound (optimal); `optimal`: the
+   * search was exhausted, nothing smaller exists; `budget`: the node budget was spent first, the best
+   * packing found is returned, not proven (the same on every run); `timeout`: the clock (the time
+   * limit) stopped the search before its node budget, the best packing found so far is returned and
+   * a rerun may give another; `too-large`: the problem is over the search's size limits, the best
+   * heuristic is returned; `disabled`: a zero node budget or time limit.
+   *
+   * At a capacity (feasibility): `found`: a packing fits; `infeasible`: proven that none fits;
+   * `budget` / `timeout` / `too-large` / `disabled`: not known.
    */
-  status: 'lower-bound' | 'optimal' | 'timeout' | 'too-large' | 'disabled';
+  status: 'lower-bound' | 'optimal' | 'found' | 'infeasible' | 'budget' | 'timeout' | 'too-large' | 'disabled';
   /** Search nodes visited (depends on the clock only when the status is `timeout`). */
   nodes: number;
+  /** The node budget the search had. */
+  nodeBudget: number;
+  /** Nodes visited when the returned packing was found (0: a heuristic's packing, unimproved). */
+  foundAtNodes: number;
   /** Time-disjoint groups of records, solved one by one. */
   partitions: number;
+  /** The capacity a feasibility search was asked about; absent when minimizing. */
+  capacityBytes?: number;
 }
 
 /** What `best` returns. */
@@ -34,42 +46,62 @@ export interface BestOutcome {
   search: SearchReport;
 }
 
+/** Limits of the exact search. */
+export interface BestLimits {
+  alignmentBytes: number;
+  /** Search nodes in all (the work budget that decides where the search stops). */
+  nodeBudget: number;
+  /** Feasibility at this capacity instead of minimization. */
+  capacityBytes?: number;
+  /** The run's deadline (the clock only caps the search). */
+  limits?: PlanLimits;
+}
+
 /** Above these the exact search is not attempted. */
 export const SEARCH_LIMITS = { maxRecords: 10_000, maxPartitionRecords: 2_000, maxOverlapPairs: 2_000_000 };
+
+/** The default work budget of the exact search, in nodes. */
+export const DEFAULT_NODE_BUDGET = 1_000_000;
 
 /**
  * The best packing memsim can find: the smallest of the heuristics' packings and, for problems small
  * enough, an exact branch-and-bound search started from it (per time-disjoint partition, from
- * whichever candidate packs that partition lowest). The search stops early when a packing reaches
- * the offsets lower bound; when it finishes, the packing is optimal and the same on every run; when
- * the time limit runs out, the best packing found so far is returned, marked not proven.
+ * whichever candidate packs that partition lowest). Minimizing, the search stops early when a
+ * packing reaches the offsets lower bound; when it finishes, the packing is optimal. With a capacity,
+ * it stops at the first packing that fits or at a proof that none does. A node budget decides where
+ * an unfinished search stops, so the result is the same on every run; the time limit only caps it
+ * (status `timeout`).
  */
-export function bestPacking(
-  r: UsageRecords,
-  candidates: readonly Candidate[],
-  lowerBound: number,
-  alignmentBytes: number,
-  timeLimitMs: number,
-  now: () => number = () => performance.now(),
-): BestOutcome {
+export function bestPacking(r: UsageRecords, candidates: readonly Candidate[], lowerBound: number, limits: BestLimits): BestOutcome {
+  const { alignmentBytes, nodeBudget, capacityBytes } = limits;
+  const { deadlineMs, now } = limits.limits ?? NO_LIMITS;
+  const feasible = capacityBytes !== undefined;
   let top = candidates[0];
   for (const c of candidates) if (top && c.totalBytes < top.totalBytes) top = c;
   const base: Candidate = top ?? { label: 'empty', offsets: new Float64Array(r.count), totalBytes: 0 };
-  const outcome = (a: OffsetsAssignment, from: string, proven: boolean, search: SearchReport): BestOutcome => ({ assignment: a, from, proven, search });
-  const asIs = (): OffsetsAssignment => ({ kind: 'offsets', offsets: base.offsets, totalBytes: base.totalBytes });
-  if (base.totalBytes <= lowerBound) return outcome(asIs(), base.label, true, { status: 'lower-bound', nodes: 0, partitions: 0 });
-  if (timeLimitMs <= 0) return outcome(asIs(), base.label, false, { status: 'disabled', nodes: 0, partitions: 0 });
+  const report = (status: SearchReport['status'], extra: Partial<SearchReport> = {}): SearchReport => ({
+    status, nodes: 0, nodeBudget, foundAtNodes: 0, partitions: 0, ...(feasible ? { capacityBytes } : {}), ...extra,
+  });
+  const asIs = (status: SearchReport['status'], proven: boolean, partitions = 0): BestOutcome => ({
+    assignment: { kind: 'offsets', offsets: base.offsets, totalBytes: base.totalBytes },
+    from: base.label,
+    proven,
+    search: report(status, { partitions }),
+  });
+  if (feasible && base.totalBytes <= capacityBytes) return asIs('found', base.totalBytes <= lowerBound);
+  if (feasible && lowerBound > capacityBytes) return asIs('infeasible', base.totalBytes <= lowerBound);
+  if (base.totalBytes <= lowerBound) return asIs(feasible ? 'found' : 'lower-bound', true);
+  if (nodeBudget <= 0) return asIs('disabled', false);
   const parts = r.count <= SEARCH_LIMITS.maxRecords ? partitionRecords(r, SEARCH_LIMITS.maxOverlapPairs) : null;
-  if (!parts || parts.some((p) => p.records.length > SEARCH_LIMITS.maxPartitionRecords)) {
-    return outcome(asIs(), base.label, false, { status: 'too-large', nodes: 0, partitions: parts?.length ?? 0 });
-  }
+  if (!parts || parts.some((p) => p.records.length > SEARCH_LIMITS.maxPartitionRecords)) return asIs('too-large', false, parts?.length ?? 0);
 
   // Start each partition from the candidate that packs it lowest (partitions never meet in time, so
   // the pieces combine into one valid packing). Zero-sized records sit at offset 0.
   const offsets = new Float64Array(r.count);
-  for (const p of parts) {
-    let bestHeight = Infinity;
+  const heights: number[] = new Array<number>(parts.length).fill(0);
+  parts.forEach((p, i) => {
     let from: Candidate = base;
+    let bestHeight = Infinity;
     for (const c of candidates) {
       let h = 0;
       for (const rec of p.records) h = Math.max(h, (c.offsets[rec] as number) + (r.size[rec] as number));
@@ -79,36 +111,42 @@ export function bestPacking(
       }
     }
     for (const rec of p.records) offsets[rec] = from.offsets[rec] as number;
-  }
+    heights[i] = bestHeight;
+  });
 
-  // The total is the highest partition: solve the hardest first, and once one is proven at height
-  // h, the others need not go below h.
-  const deadlineMs = now() + timeLimitMs;
+  // The total is the highest partition: solve the hardest first; once one is proven at height h,
+  // the others need not go below h. Each partition that still needs work gets an equal share of
+  // the budget left (what one does not use passes on).
   const order = parts.map((_, i) => i).sort((a, b) => (parts[b] as { lowerBound: number }).lowerBound - (parts[a] as { lowerBound: number }).lowerBound || a - b);
-  let target = lowerBound;
+  let target = feasible ? capacityBytes : lowerBound;
   let nodes = 0;
-  let timedOut = false;
-  const heights: number[] = new Array<number>(parts.length).fill(0);
-  const exhausted: boolean[] = new Array<boolean>(parts.length).fill(false);
-  for (const i of order) {
+  let foundAtNodes = 0;
+  const ends: (PartitionOutcome['end'] | null)[] = new Array<PartitionOutcome['end'] | null>(parts.length).fill(null);
+  const pending = order.filter((i) => (heights[i] as number) > target);
+  for (let q = 0; q < pending.length; q++) {
+    const i = pending[q] as number;
     const p = parts[i] as (typeof parts)[number];
-    let h = 0;
-    for (const rec of p.records) h = Math.max(h, (offsets[rec] as number) + (r.size[rec] as number));
-    heights[i] = h;
-    if (timedOut || h <= target) continue;
-    const o = solvePartition(r, p, offsets, alignmentBytes, target, { deadlineMs, now });
+    if ((heights[i] as number) <= target) continue;
+    const share = Math.floor((nodeBudget - nodes) / (pending.length - q));
+    const o = solvePartition(r, p, offsets, alignmentBytes, { target, mode: feasible ? 'feasible' : 'minimize', nodeBudget: share }, { deadlineMs, now });
+    if (o.foundAtNodes > 0) foundAtNodes = nodes + o.foundAtNodes;
     nodes += o.nodes;
     heights[i] = o.height;
-    if (o.end === 'optimal') {
-      exhausted[i] = true;
-      target = Math.max(target, o.height);
-    }
-    if (o.end === 'timeout') timedOut = true;
+    ends[i] = o.end;
+    if (o.end === 'optimal') target = Math.max(target, o.height);
+    if (o.end === 'timeout' || o.end === 'infeasible') break;
   }
   const total = Math.max(0, ...heights);
-  const isOptimal = heights.some((h, i) => h === total && exhausted[i]);
-  const proven = total <= lowerBound || isOptimal;
-  const status: SearchReport['status'] = total <= lowerBound ? 'lower-bound' : isOptimal ? 'optimal' : 'timeout';
   const a: OffsetsAssignment = { kind: 'offsets', offsets, totalBytes: total };
-  return outcome(a, total < base.totalBytes ? 'exact search' : base.label, proven, { status, nodes, partitions: parts.length });
+  const from = total < base.totalBytes ? 'exact search' : base.label;
+  const summary = { nodes, foundAtNodes: total < base.totalBytes ? foundAtNodes : 0, partitions: parts.length };
+  const timedOut = ends.includes('timeout');
+  if (feasible) {
+    const status: SearchReport['status'] = ends.includes('infeasible') ? 'infeasible' : total <= capacityBytes ? 'found' : timedOut ? 'timeout' : 'budget';
+    return { assignment: a, from, proven: total <= lowerBound, search: report(status, summary) };
+  }
+  const isOptimal = heights.some((h, i) => h === total && ends[i] === 'optimal');
+  const proven = total <= lowerBound || isOptimal;
+  const status: SearchReport['status'] = total <= lowerBound ? 'lower-bound' : isOptimal ? 'optimal' : timedOut ? 'timeout' : 'budget';
+  return { assignment: a, from, proven, search: report(status, summary) };
 }

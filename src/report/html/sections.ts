@@ -4,6 +4,7 @@ import { capacityText, changeCells, changedFigures, formatSignedPercent, searchT
 import { formatBytes, formatCount, formatPercent } from '../format.js';
 import { explainOom, statCell } from '../replay-text.js';
 import { esc } from './escape.js';
+import { oomWhat, oomWhere } from '../oom-where.js';
 
 /** OOMs drawn in full (explanation and native text) per allocator; the rest are listed in a table. */
 const OOMS_IN_FULL = 16;
@@ -101,11 +102,13 @@ function oomDetails(run: VisualRun, runIndex: number, k: number): string {
   const o = run.ooms[k];
   if (!o) return '';
   const hasState = run.states.some((s) => s.reason === 'oom' && s.oom === k);
-  const where = [`event ${formatCount(o.event)}`, o.line !== null ? `line ${o.line}` : '', `step ${o.step}`].filter(Boolean).join(', ');
+  const where = oomWhere(o);
   const button = hasState ? `<button type="button" class="show-oom" data-run="${runIndex}" data-oom="${k}">show the state at this OOM</button>` : '<span class="note">(state not captured)</span>';
   return [
     `<details class="oom"${k === 0 ? ' open' : ''} id="oom-${runIndex}-${k}">`,
-    `<summary>OOM ${k + 1} at ${where}: <code>${esc(o.id)}</code>${o.tag ? ` (${esc(o.tag)})` : ''} of ${formatBytes(o.sizeBytes)}, rounded to ${formatBytes(o.roundedBytes)} — ${o.kind}</summary>`,
+    o.recorded
+      ? `<summary>OOM ${k + 1} ${where}: ${esc(oomWhat(o))} — ${o.kind}</summary>`
+      : `<summary>OOM ${k + 1} ${where}: <code>${esc(o.id)}</code>${o.tag ? ` (${esc(o.tag)})` : ''} of ${formatBytes(o.sizeBytes)}, rounded to ${formatBytes(o.roundedBytes)} — ${o.kind}</summary>`,
     `<p><strong>${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}</strong>: ${esc(o.explanation ?? explainOom(o))} ${button}</p>`,
     o.native ? `<p class="muted">${esc(run.name)} says:</p>\n<pre class="native">${esc(o.native)}</pre>` : '',
     '</details>',

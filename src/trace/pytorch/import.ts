@@ -36,6 +36,8 @@ export function importSnapshot(snap: Snapshot, file: string, builder: TraceBuild
   const { device, devices } = chooseDevice(snap, requestedDevice);
   const rules = rulesFromSettings(snap.settings);
   const t = traceColumns(snap, device, file);
+  // Events name their entry of device_traces[device] (a pickle has no lines).
+  builder.entries = { list: `device_traces[${device}]`, fields: { id: 'addr', time: 'time_us' } };
   const finals = snap.segments.filter((s) => s.device === device).sort((a, b) => a.address - b.address);
   const initial = reconstructInitialState(finals, t, rules);
   const conv = new Converter(builder, t, rules, initial);
@@ -51,6 +53,14 @@ export function importSnapshot(snap: Snapshot, file: string, builder: TraceBuild
     segmentEvents: conv.segmentEvents,
     initialSegments: conv.initialSegments,
     finalSegments: finals.map((s) => finalSegment(s, conv.liveAt)),
+    otherSegments: snap.segments.filter((s) => s.device !== device).map((s) => ({
+      address: s.address,
+      sizeBytes: s.totalBytes,
+      stream: s.stream,
+      pool: s.pool,
+      isExpandable: s.isExpandable,
+      device: s.device,
+    })),
     ooms: conv.ooms,
     notes,
     extra: { device, devices, shape: snap.shape, initialAllocations: initial.allocations.length },
@@ -185,7 +195,8 @@ export class Converter {
             sizeBytes: t.size[k] as number,
             deviceFreeBytes: t.addr[k] as number,
             stream: t.stream[k] as number,
-            source: `device_traces entry ${k}`,
+            source: `${this.entryList}[${k}]`,
+            entry: k,
           });
           break;
         default:
@@ -193,10 +204,26 @@ export class Converter {
     }
   }
 
-  private place(a: number, address: number, bytes: number): void {
+  /** Where the events come from (`device_traces[d]`), for problems and recorded entries. */
+  private get entryList(): string {
+    return this.b.entries?.list ?? 'device_traces';
+  }
+
+  /**
+   * A trace entry that contradicts the segments and blocks before it: refused with its path, or,
+   * under --lenient, counted (the notes say how many).
+   */
+  private inconsistent(k: number, message: string): void {
+    if (!this.b.isLenient) this.b.problem({ line: k + 1, message });
+  }
+
+  private place(a: number, address: number, bytes: number, k = -1): void {
     this.records.set(a, address, bytes);
     this.liveAt.set(address, a);
-    if (this.layout.take(address, bytes, a) !== TAKE_OK) this.misplaced++;
+    if (this.layout.take(address, bytes, a) !== TAKE_OK) {
+      this.misplaced++;
+      if (k >= 0) this.inconsistent(k, `alloc of ${bytes} bytes at 0x${address.toString(16)} does not lie in a free range of a segment`);
+    }
   }
 
   /** Times must not decrease in a memsim trace; a snapshot's rare out-of-order stamps are raised. */
@@ -229,7 +256,7 @@ export class Converter {
     if (a < 0) return;
     this.allocs++;
     this.stacks.set(a, this.stacks.of(t.frames[k]));
-    this.place(a, address, bytes);
+    this.place(a, address, bytes, k);
   }
 
   private free(k: number): void {
@@ -283,8 +310,11 @@ export class Converter {
       name = 'unmap';
       ok = this.layout.unmap(address, sizeBytes);
     }
-    if (!ok) this.segmentMismatch++;
-    const ev: RecordedSegmentEvent = { beforeEvent: this.b.length, action: name, address, sizeBytes, stream };
+    if (!ok) {
+      this.segmentMismatch++;
+      this.inconsistent(k, `segment_${name} of ${sizeBytes} bytes at 0x${address.toString(16)} does not fit the segments before it`);
+    }
+    const ev: RecordedSegmentEvent = { beforeEvent: this.b.length, action: name, address, sizeBytes, stream, entry: k };
     if (pool !== POOL_UNKNOWN) ev.pool = pool === POOL_SMALL ? 'small' : 'large';
     this.segmentEvents.push(ev);
   }

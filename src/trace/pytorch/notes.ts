@@ -50,8 +50,8 @@ export function describe(
   );
   for (const o of conv.ooms) {
     notes.push(
-      `the real run hit an OOM before event ${o.beforeEvent} (${o.source}): PyTorch tried to allocate ${formatBytes(o.sizeBytes)} on stream ${o.stream} ` +
-        `with ${formatBytes(o.deviceFreeBytes ?? 0)} free on the device.`,
+      `the real run hit an OOM before event ${o.beforeEvent} (${o.source}): a request of ${formatBytes(o.sizeBytes)} (as rounded by PyTorch) on stream ${o.stream} failed ` +
+        `with ${formatBytes(o.deviceFreeBytes ?? 0)} free on the device; --allocator recorded counts it as an OOM, and a simulating allocator's fidelity says whether it fails there too.`,
     );
   }
   if (check.segmentsMatch && check.blocksDiffer === 0 && check.liveNotInFinal === 0 && conv.misplaced === 0 && conv.segmentMismatch === 0) {

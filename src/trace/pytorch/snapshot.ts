@@ -79,13 +79,20 @@ class Fields {
   constructor(readonly file: string) {}
 
   fail(where: string, message: string): never {
-    throw TraceError.at(this.file, undefined, `${where}: ${message}`);
+    throw new TraceError([{ file: this.file, entry: where, message }]);
   }
 
   int(d: PickleDict, key: string, where: string, fallback?: number): number {
     const v = field(d, key);
     if (v === undefined && fallback !== undefined) return fallback;
     return this.intValue(v, `${where}.${key}`);
+  }
+
+  /** An integer field that must be >= `min` (a size, an address, a stream). */
+  atLeast(d: PickleDict, key: string, where: string, min: number, fallback?: number): number {
+    const v = this.int(d, key, where, fallback);
+    if (v < min) this.fail(`${where}.${key}`, min === 0 ? `must not be negative, got ${v}` : `must be at least ${min}, got ${v}`);
+    return v;
   }
 
   intValue(v: PickleValue | undefined, where: string): number {
@@ -133,6 +140,7 @@ export function parseSnapshot(root: PickleValue, file: string): Snapshot {
   const top = isList ? undefined : (root as PickleDict);
   const segs = isList ? (root as PickleValue[]) : f.list(field(top as PickleDict, 'segments') ?? [], 'segments');
   const segments = segs.map((s, i) => parseSegment(f, s, `segments[${i}]`));
+  checkOverlaps(f, segments);
   const traces = top ? f.list(field(top, 'device_traces') ?? [], 'device_traces') : [];
   const rawTraces = traces.map((t, d) => f.list(t, `device_traces[${d}]`));
   const settings = top ? field(top, 'allocator_settings') : undefined;
@@ -145,39 +153,90 @@ export function parseSnapshot(root: PickleValue, file: string): Snapshot {
   };
 }
 
+const hex = (n: number): string => `0x${n.toString(16)}`;
+
+/**
+ * A segment as memory_snapshot.cpp writes it, checked as strictly as a CSV row: sizes positive,
+ * blocks tiling the segment in address order, allocated and active sizes adding up.
+ */
 function parseSegment(f: Fields, v: PickleValue, where: string): SnapshotSegment {
   const s = f.dict(v, where);
-  const address = f.int(s, 'address', where);
-  const totalBytes = f.int(s, 'total_size', where);
+  const address = f.atLeast(s, 'address', where, 0);
+  const totalBytes = f.atLeast(s, 'total_size', where, 1);
   const type = field(s, 'segment_type');
   const blocksRaw = f.list(field(s, 'blocks') ?? [], `${where}.blocks`);
   const blocks: SnapshotBlock[] = [];
   // Block addresses follow from the segment's address and the sizes (older files omit them).
   let at = address;
+  let allocated = 0;
+  let active = 0;
   blocksRaw.forEach((bv, i) => {
     const w = `${where}.blocks[${i}]`;
     const b = f.dict(bv, w);
-    const sizeBytes = f.int(b, 'size', w);
-    const addr = f.int(b, 'address', w, at);
+    const sizeBytes = f.atLeast(b, 'size', w, 1);
+    const addr = f.atLeast(b, 'address', w, 0, at);
+    if (addr !== at) {
+      f.fail(`${w}.address`, `${hex(addr)} is not where the block before it ends (${hex(at)}): blocks must tile their segment in address order`);
+    }
     const st = field(b, 'state');
     const state = st === 'active_allocated' ? 'allocated' : st === 'active_pending_free' ? 'pending' : st === 'inactive' ? 'free' : undefined;
     if (!state) f.fail(`${w}.state`, `expected active_allocated, active_pending_free or inactive, got ${describe(st)}`);
-    blocks.push({ address: addr, sizeBytes, requestedBytes: f.int(b, 'requested_size', w, sizeBytes), state, frames: field(b, 'frames') });
+    const requestedBytes = f.atLeast(b, 'requested_size', w, 0, sizeBytes);
+    if (state !== 'free' && requestedBytes > sizeBytes) f.fail(`${w}.requested_size`, `${requestedBytes} is more than the block's size ${sizeBytes}`);
+    if (state === 'allocated') allocated += sizeBytes;
+    if (state !== 'free') active += sizeBytes;
+    blocks.push({ address: addr, sizeBytes, requestedBytes, state, frames: field(b, 'frames') });
     at = addr + sizeBytes;
   });
-  const stream = f.int(s, 'stream', where, 0);
+  const allocatedBytes = f.atLeast(s, 'allocated_size', where, 0, 0);
+  const activeBytes = f.atLeast(s, 'active_size', where, 0, 0);
+  if (blocks.length > 0) {
+    if (at !== address + totalBytes) f.fail(`${where}.blocks`, `the blocks cover ${at - address} bytes, the segment's total_size is ${totalBytes}`);
+    if (field(s, 'allocated_size') !== undefined && allocatedBytes !== allocated) {
+      f.fail(`${where}.allocated_size`, `${allocatedBytes} is not the ${allocated} bytes of the segment's active_allocated blocks`);
+    }
+    if (field(s, 'active_size') !== undefined && activeBytes !== active) {
+      f.fail(`${where}.active_size`, `${activeBytes} is not the ${active} bytes of the segment's active blocks`);
+    }
+  } else if (allocatedBytes > totalBytes || activeBytes > totalBytes) {
+    f.fail(`${where}.${allocatedBytes > totalBytes ? 'allocated_size' : 'active_size'}`, `${Math.max(allocatedBytes, activeBytes)} is more than the segment's total_size ${totalBytes}`);
+  }
+  const stream = f.atLeast(s, 'stream', where, 0, 0);
   return {
-    device: f.int(s, 'device', where, 0),
+    device: f.atLeast(s, 'device', where, 0, 0),
     address,
     totalBytes,
-    allocatedBytes: f.int(s, 'allocated_size', where, 0),
-    activeBytes: f.int(s, 'active_size', where, 0),
+    allocatedBytes,
+    activeBytes,
     stream,
     // Older files have no segment_type: a small-pool segment is one 2 MiB buffer.
     pool: type === 'small' || (type === undefined && totalBytes <= 2 * 1024 * 1024) ? 'small' : 'large',
     isExpandable: field(s, 'is_expandable') === true,
     blocks,
   };
+}
+
+/** Segments of one device must not overlap: each names the one it runs into. */
+function checkOverlaps(f: Fields, segments: SnapshotSegment[]): void {
+  const order = segments.map((_, i) => i).sort((x, y) => {
+    const a = segments[x] as SnapshotSegment;
+    const b = segments[y] as SnapshotSegment;
+    return a.device - b.device || a.address - b.address || x - y;
+  });
+  for (let k = 1; k < order.length; k++) {
+    const i = order[k - 1] as number;
+    const j = order[k] as number;
+    const a = segments[i] as SnapshotSegment;
+    const b = segments[j] as SnapshotSegment;
+    if (a.device === b.device && b.address < a.address + a.totalBytes) {
+      const [first, second] = i < j ? [i, j] : [j, i];
+      const [sa, sb] = i < j ? [a, b] : [b, a];
+      f.fail(
+        `segments[${second}]`,
+        `[${hex(sb.address)}, ${hex(sb.address + sb.totalBytes)}) overlaps segments[${first}] [${hex(sa.address)}, ${hex(sa.address + sa.totalBytes)}) on device ${a.device}`,
+      );
+    }
+  }
 }
 
 /** Converts `device_traces[d]` to columns, checking each entry. */
@@ -207,9 +266,10 @@ export function traceColumns(snap: Snapshot, device: number, file: string): Devi
       t.time[k] = NaN;
       continue;
     }
-    t.addr[k] = a === A_OOM ? f.int(e, 'device_free', where, 0) : f.int(e, 'addr', where);
-    t.size[k] = f.int(e, 'size', where);
-    t.stream[k] = f.int(e, 'stream', where, 0);
+    t.addr[k] = a === A_OOM ? f.atLeast(e, 'device_free', where, 0, 0) : f.atLeast(e, 'addr', where, 0);
+    // Segment changes are of whole segments or pages; an allocation or a free may be of 0 bytes.
+    t.size[k] = f.atLeast(e, 'size', where, a >= A_SEGMENT_ALLOC && a <= A_SEGMENT_UNMAP ? 1 : 0);
+    t.stream[k] = f.atLeast(e, 'stream', where, 0, 0);
     const time = field(e, 'time_us');
     t.time[k] = typeof time === 'number' ? time : NaN;
     t.frames[k] = field(e, 'frames');

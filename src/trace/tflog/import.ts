@@ -51,6 +51,11 @@ function noIds(file: string, logs: AllocatorLog[]): TraceError {
   );
 }
 
+/** The kind of allocator a log's allocator name stands for (`RecordedHistory.allocator`): BFC ones are `tensorflow-bfc`. */
+export function recordedKind(name: string): string {
+  return /bfc/i.test(name) ? 'tensorflow-bfc' : name === '' ? 'tensorflow' : name;
+}
+
 /** Feeds the chosen allocator's events to the builder (unless they were as read); returns the recorded history. */
 export function importLog(r: LogReader, choice: AllocatorChoice, feed: EventFeed, builder: TraceBuilder, figures: Omit<ImportFigures, 'skippedAllocs' | 'skippedFrees'>): RecordedHistory {
   const log = choice.log;
@@ -65,7 +70,7 @@ export function importLog(r: LogReader, choice: AllocatorChoice, feed: EventFeed
   builder.meta = { source: 'TensorFlow __LOG_MEMORY__ log', ...(log ? { allocatorName: name } : {}) };
   const notes = describeLog(r, choice, { ...figures, skippedAllocs: feed.skippedAllocs, skippedFrees: feed.skippedFrees });
   return {
-    allocator: /bfc/i.test(name) ? 'tensorflow-bfc' : name === '' ? 'tensorflow' : name,
+    allocator: recordedKind(name),
     address: feed.address.slice(0, feed.count),
     allocatedBytes: feed.allocated.slice(0, feed.count),
     segmentEvents: [],
@@ -73,7 +78,14 @@ export function importLog(r: LogReader, choice: AllocatorChoice, feed: EventFeed
     notes,
     extra: {
       allocatorName: log ? name : null,
-      allocators: r.allocators().map((l) => ({ name: l.name, allocations: l.allocs, deallocations: l.frees, requestedBytes: l.requestedBytes, allocationsWithId: l.allocsWithId })),
+      allocators: r.allocators().map((l) => ({
+        name: l.name,
+        kind: recordedKind(l.name),
+        allocations: l.allocs,
+        deallocations: l.frees,
+        requestedBytes: l.requestedBytes,
+        allocationsWithId: l.allocsWithId,
+      })),
       stepCount: r.stepCount,
       steps: r.steps,
     },

@@ -2,7 +2,8 @@ import { TraceError } from '../../errors.js';
 import type { TraceReader } from '../readers.js';
 import { chooseAllocator, importLog } from './import.js';
 import { LogReader } from './log-reader.js';
-import { LOG_MEMORY_MARKER, scanLines } from './scan.js';
+import { scanLines } from './scan.js';
+import { sniffTfLog, TFLOG_READER_INFO } from './sniff.js';
 
 /**
  * TensorFlow memory logs: the `__LOG_MEMORY__` lines that LogMemory (log_memory.cc) writes through
@@ -12,12 +13,8 @@ import { LOG_MEMORY_MARKER, scanLines } from './scan.js';
  * `allocated_bytes` become the recorded history that `--allocator recorded` replays.
  */
 export const tensorflowLogReader: TraceReader = {
-  format: 'tflog',
-  description: 'TensorFlow __LOG_MEMORY__ log lines (stderr of a run with TF_CPP_VMODULE=log_memory=2); other lines ignored',
-  extensions: ['.log'],
-  sniff(head) {
-    return head.includes(LOG_MEMORY_MARKER) ? 3 : 0;
-  },
+  ...TFLOG_READER_INFO,
+  sniff: sniffTfLog,
   read(src, builder, options) {
     const r = new LogReader(builder, options.allocatorName, options.lenient ?? false);
     const lines = scanLines(src, r);

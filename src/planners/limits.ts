@@ -1,0 +1,67 @@
+import { MemsimError } from '../errors.js';
+
+/**
+ * What bounds a planning run besides its node budget: a wall-clock deadline shared by every strategy
+ * of the run, and a memory budget. Strategies read the clock every few thousand steps through
+ * {@link Clock}; their memory they declare up front (`PlannerDefinition.memoryBytes`).
+ */
+export interface PlanLimits {
+  /** The time limit as given, in milliseconds (Infinity: none). */
+  timeLimitMs: number;
+  /** When the run must stop, on `now()`'s scale (Infinity: never). */
+  deadlineMs: number;
+  /** Bytes a strategy may use for its own structures (Infinity: no limit). */
+  memoryBytes: number;
+  now: () => number;
+}
+
+/** No deadline and no memory limit. */
+export const NO_LIMITS: PlanLimits = { timeLimitMs: Infinity, deadlineMs: Infinity, memoryBytes: Infinity, now: () => 0 };
+
+/** Limits starting now. */
+export function startLimits(timeLimitMs: number, memoryBytes: number, now: () => number = () => performance.now()): PlanLimits {
+  return { timeLimitMs, deadlineMs: Number.isFinite(timeLimitMs) ? now() + timeLimitMs : Infinity, memoryBytes, now };
+}
+
+/** A strategy stopped by the time limit (`progress` says how far it got, e.g. "40% of the records"). */
+export class OutOfTime extends Error {
+  override name = 'OutOfTime';
+  constructor(readonly progress: string) {
+    super(`the time limit ran out after ${progress}`);
+  }
+}
+
+/**
+ * A strategy could not run within the limits of the run: a usage error (exit 2) that names it, what
+ * ran out and what to change.
+ */
+export class PlanLimitError extends MemsimError {
+  override name = 'PlanLimitError';
+}
+
+/**
+ * The clock as a strategy's loop reads it: `tick()` is one step of work, and every 4,096 steps it
+ * looks at the time and throws {@link OutOfTime} past the deadline.
+ */
+export class Clock {
+  private steps = 0;
+
+  constructor(
+    private readonly limits: PlanLimits,
+    /** Total steps, for the progress in the message. */
+    private readonly total: number,
+    private readonly unit = 'records',
+  ) {}
+
+  tick(): void {
+    if ((++this.steps & 4095) === 0) this.check();
+  }
+
+  /** Throws when the deadline has passed. */
+  check(): void {
+    if (this.limits.now() > this.limits.deadlineMs) {
+      const pct = this.total > 0 ? Math.floor((100 * this.steps) / this.total) : 0;
+      throw new OutOfTime(`${this.steps.toLocaleString('en-US')} of ${this.total.toLocaleString('en-US')} ${this.unit} (${pct}%)`);
+    }
+  }
+}

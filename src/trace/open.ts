@@ -1,0 +1,77 @@
+import { extname } from 'node:path';
+import { TraceError, UsageError } from '../errors.js';
+import { TraceBuilder } from './builder.js';
+import type { Trace } from './model.js';
+import { loadReader, type ReadOptions, type TraceReader, traceReaders } from './readers.js';
+import { ByteSource } from './source.js';
+
+/**
+ * Picks the reader for a file: `--format` when given; otherwise the content of its first bytes,
+ * with the file name's extension breaking ties.
+ */
+export function detectReader(path: string, head: Buffer, format?: string): TraceReader {
+  if (format !== undefined) {
+    const r = traceReaders.find((x) => x.format === format);
+    if (!r) {
+      throw new UsageError(`unknown trace format "${format}" (known: ${traceReaders.map((x) => x.format).join(', ')})`);
+    }
+    return r;
+  }
+  const ext = path === '-' ? '' : extname(path).toLowerCase();
+  let best: TraceReader | undefined;
+  let bestScore = 0;
+  for (const r of traceReaders) {
+    let score = r.sniff(head) * 2;
+    if (r.extensions.includes(ext)) score += 1;
+    if (score > bestScore) {
+      best = r;
+      bestScore = score;
+    }
+  }
+  if (!best) {
+    if (head.length === 0) throw TraceError.at(path, undefined, 'empty file: nothing to read');
+    throw TraceError.at(
+      path,
+      1,
+      `cannot tell the format of this file (known: ${traceReaders.map((x) => x.format).join(', ')}); use --format`,
+    );
+  }
+  return best;
+}
+
+/** An input opened, its first chunk read and its format told. */
+export interface OpenedTrace {
+  path: string;
+  src: ByteSource;
+  reader: TraceReader;
+}
+
+/** Opens a trace file (or `-`), reads its first chunk and picks its reader. */
+export function openTrace(path: string, options: ReadOptions = {}): OpenedTrace {
+  const src = new ByteSource(path, 1 << 20, options.onProgress);
+  src.fill();
+  const head = src.buf.subarray(0, Math.min(src.end, 64 * 1024));
+  return { path, src, reader: detectReader(path, head, options.format) };
+}
+
+/**
+ * Reads an opened trace into the columnar model, checking syntax and semantics in one streaming pass
+ * (its reader's code must be loaded). Throws a {@link TraceError} listing the problems.
+ */
+export function readOpenedTrace(opened: OpenedTrace, options: ReadOptions = {}): Trace {
+  const { path, src, reader } = opened;
+  const builder = new TraceBuilder(path, { ...options, source: src });
+  const recorded = reader.read(src, builder, options);
+  src.close();
+  return builder.finish(reader.format, recorded ?? undefined);
+}
+
+/**
+ * Reads a trace file of any known format, loading the code of its reader first when that is loaded
+ * on demand: what a command that reads one trace calls, so that it loads no importer it does not use.
+ */
+export async function readTraceFile(path: string, options: ReadOptions = {}): Promise<Trace> {
+  const opened = openTrace(path, options);
+  await loadReader(opened.reader);
+  return readOpenedTrace(opened, options);
+}
