@@ -47,7 +47,17 @@ export class InThreadRunner implements JobRunner {
     private readonly build: (ref: ContenderRef) => Contender,
   ) {}
   submit(job: CompareJob): Promise<CompareJobResult> {
-    return Promise.resolve().then(() => runJob(this.trace, job, this.build));
+    // One job per turn of the event loop, so that what waits on a job (progress, the next step of
+    // a search) runs before the next job starts, as it does when workers answer.
+    return new Promise((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          resolve(runJob(this.trace, job, this.build));
+        } catch (e) {
+          reject(e instanceof Error ? e : new Error(String(e)));
+        }
+      });
+    });
   }
   async close(): Promise<void> {}
 }

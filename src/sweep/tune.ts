@@ -176,6 +176,12 @@ export async function runTune(trace: Trace, o: TuneOptions = {}): Promise<{ part
   };
   const tuned = (await Promise.all(rows.values())).sort((a, b) => names.indexOf(a.allocator) - names.indexOf(b.allocator) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const notes = [...(trace.recorded?.notes ?? [])];
+  const rec = trace.recorded;
+  for (const sp of spaces) {
+    if (rec && sp.def.whatIf && sp.def.recordedAs?.includes(rec.allocator) && !sp.def.defaultsFromTrace?.(trace)) {
+      notes.push(`the recording does not state ${sp.def.name}'s settings: its current row assumes the defaults (${sp.def.whatIf.setting(sp.current)})`);
+    }
+  }
   if (trace.recorded && o.start === undefined && trace.initialEvents + trace.recorded.initialSegments.length > 0) {
     notes.push(
       'the current configuration starts from the recorded layout (what happened); every other one starts fresh, its window\'s live blocks allocated through it first ' +

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MiB, runCli, tempDir } from '../helpers.js';
+import { MiB, ROOT, runCli, tempDir } from '../helpers.js';
 
 const dir = tempDir();
 const trace = join(dir, 'fragmentation.csv');
@@ -92,6 +92,18 @@ describe('memsim tune: the setting that fits', () => {
   });
 });
 
+describe('memsim tune on a TensorFlow log', () => {
+  it('tunes bfc against TensorFlow\'s defaults, which the log does not state, with the recording for reference', () => {
+    const log = join(ROOT, 'test', 'tflog', 'fixtures', 'bfc-fresh-process.log');
+    const r = json(['tune', log, '--capacity', '1GiB', '--format', 'json']);
+    expect(r.spaces.map((s: { allocator: string }) => s.allocator)).toEqual(['bfc', 'recorded']);
+    expect(r.notes).toContain("the recording does not state bfc's settings: its current row assumes the defaults (unset TF_FORCE_GPU_ALLOW_GROWTH TF_ENABLE_GPU_GARBAGE_COLLECTION)");
+    // Without growth BFC reserves the whole 1 GiB limit at the first request; with it, one 2 MiB region.
+    expect(r.recommendation).toMatchObject({ name: 'bfc[allow_growth=true]', setting: 'TF_FORCE_GPU_ALLOW_GROWTH=true', peakReservedBytes: 2 * MiB, savingBytes: 1024 * MiB - 2 * MiB });
+    expect(r.rows.find((x: { current: boolean }) => x.current)).toMatchObject({ name: 'bfc', peakReservedBytes: 1024 * MiB, start: 'recorded' });
+  });
+});
+
 describe('memsim tune: shards, threads, merge', () => {
   // caching is searched (2 × 7 × 5 = 70 points), bfc enumerated (12), naive a reference row.
   const base = ['tune', trace, '--allocators', 'caching,bfc,naive', '--capacity', '600MiB', '--space', 'max_split_size_mb=none,64,128,256,512,1024,2048'];
@@ -116,6 +128,18 @@ describe('memsim tune: shards, threads, merge', () => {
 
   it('gives the same bytes on 1 or 3 threads', () => {
     expect(runCli([...base, '--format', 'json', '--jobs', '3']).stdout).toBe(whole['json']);
+  });
+
+  it('shows configurations done, of those known, and the elapsed time on stderr', () => {
+    // The line appears after the first second of work: 60 configurations of 30,000 events in one thread.
+    const training = join(dir, 'training.csv');
+    expect(runCli(['gen', 'training', '--events', '30000', '--format', 'csv', '--output', training]).code).toBe(0);
+    const r = runCli(['tune', training, '--allocators', 'caching', '--format', 'json', '--jobs', '1', '--progress', 'always']);
+    expect(r.code).toBe(0);
+    const lines = r.stderr.split('\r').filter((l) => l.startsWith('tune ['));
+    expect(lines.length).toBeGreaterThan(1);
+    for (const l of lines) expect(l).toMatch(/^tune \[[# ]{24}\] +\d+% \d+\/60 configurations, \d+s\x1b\[K$/);
+    expect(r.stderr.endsWith('\r\x1b[K')).toBe(true);
   });
 
   it('merges shards into the report one run gives, byte for byte, in every format', () => {
