@@ -48,6 +48,11 @@ export class SimDevice {
     return addr;
   }
 
+  /** A device call of zero bytes (DeepRec's pools of a bin with no chunk): counted, holds nothing. */
+  mallocNothing(): void {
+    this.allocCalls++;
+  }
+
   /**
    * Allocates exactly [address, address+size) (replaying a recorded placement).
    * @returns false when the capacity would be exceeded or the range is taken.

@@ -54,10 +54,15 @@ export class NaiveAllocator implements OnlineAllocator {
   }
 
   allocate(sizeBytes: number, _stream: number, _step: number, event: number): number {
+    return this.allocateAligned(sizeBytes, 1, event);
+  }
+
+  /** A request whose block must be aligned to `alignBytes` as well (an aligned malloc). */
+  allocateAligned(sizeBytes: number, alignBytes: number, event: number): number {
     if (sizeBytes === 0) return NO_BLOCK;
     const g = this.granted(sizeBytes);
-    const align = sizeBytes > this.opts.large_threshold ? this.opts.page : this.opts.alignment;
-    const a = this.device.malloc(g, align);
+    const granule = sizeBytes > this.opts.large_threshold ? this.opts.page : this.opts.alignment;
+    const a = this.device.malloc(g, alignBytes > granule ? alignBytes : granule);
     if (a < 0) {
       this.failRounded = g;
       return FAILED;

@@ -1,6 +1,7 @@
 import { SimDevice } from '../device.js';
 import { NaiveAllocator, type NaiveOptions } from '../naive.js';
-import { type AllocationFailure, type AllocatorState, FAILED, NO_BLOCK, type OnlineAllocator, type SegmentState } from '../types.js';
+import { DEFAULT_ALIGN_BYTES, type Trace } from '../../trace/model.js';
+import { type AllocationFailure, type AllocatorState, FAILED, type OnlineAllocator, type SegmentState } from '../types.js';
 import { MemoryPlanner } from './planner.js';
 import { Pools } from './pools.js';
 import { describeRun, type RunFacts } from './notes.js';
@@ -24,6 +25,8 @@ export type Phase = 'waiting' | 'collecting' | 'built' | 'ended' | 'build-failed
 const SMALL = 0;
 const BIG_FALLBACK = 1;
 const POOLED = 2;
+/** DeepRec's `sizeof(LightHeader)`: the header of a small request (`max(8, alignment)` bytes). */
+const LIGHT_HEADER_BYTES = 8;
 
 /**
  * DeepRec's TensorPoolAllocator with its MemoryPlanner, driven by the trace's step ids: requests up
@@ -40,22 +43,33 @@ export class LifetimePoolAllocator implements OnlineAllocator {
   pools: Pools | null = null;
   phase: Phase = 'waiting';
   private curStep = NaN;
+  /**
+   * DeepRec's session-run counter (`MemoryPlanner::counter_`): the run of the current events; each
+   * change of step id is a new run, and the first run is run 0.
+   */
+  private run = -1;
+  /** Alignment asked for by each alloc event, when the trace has an align column. */
+  private readonly aligns: Uint32Array | null;
   private readonly facts: RunFacts;
-  // Handle table: kind, the fallback handle or chunk, the requesting slot, alloc event, size.
+  // Handle table: kind, the fallback handle or chunk, the requesting slot, alloc event, size, header.
   private hKind = new Uint8Array(1024);
   private hRef = new Int32Array(1024);
   private hSlot = new Int32Array(1024);
   private hEvent = new Int32Array(1024);
   private hSize = new Float64Array(1024);
+  private hHeader = new Uint32Array(1024);
   private freeHandles = new Int32Array(1024);
   private freeTop = 0;
   private nextHandle = 0;
   private failure: AllocationFailure = { roundedBytes: 0, native: '' };
   /** Block bytes of the pool chunks handed out (each chunk less its header). */
   private pooledBytes = 0;
+  /** Headers inside the device blocks of the fallback (a block is the user's from its user pointer on). */
+  private fallbackHeaderBytes = 0;
 
-  constructor(opts: LifetimePoolOptions, capacityBytes: number, fallbackOpts: NaiveOptions) {
+  constructor(opts: LifetimePoolOptions, capacityBytes: number, fallbackOpts: NaiveOptions, trace?: Trace) {
     this.opts = opts;
+    this.aligns = trace?.align ?? null;
     this.device = new SimDevice(capacityBytes);
     this.fallbackOpts = fallbackOpts;
     this.fallback = new NaiveAllocator(fallbackOpts, capacityBytes, this.device);
@@ -64,6 +78,7 @@ export class LifetimePoolAllocator implements OnlineAllocator {
       opts,
       firstStep: NaN,
       lastStep: NaN,
+      runs: 0,
       collectionStartStep: null,
       poolsBuiltAfterStep: null,
       collectionEndStep: null,
@@ -79,7 +94,7 @@ export class LifetimePoolAllocator implements OnlineAllocator {
   }
 
   get allocatedBytes(): number {
-    return this.fallback.allocatedBytes + this.pooledBytes;
+    return this.fallback.allocatedBytes - this.fallbackHeaderBytes + this.pooledBytes;
   }
   get reservedBytes(): number {
     return this.fallback.reservedBytes + (this.pools ? this.pools.poolBytes : 0);
@@ -91,46 +106,58 @@ export class LifetimePoolAllocator implements OnlineAllocator {
     return this.device.freeCalls;
   }
 
+  /**
+   * TensorPoolAllocator::AllocateRaw. A small request (up to `small_threshold`) goes to the device
+   * with its light header (`size + max(8, alignment)`: a zero-byte one too); a big one carries a
+   * header of `max(header_bytes, alignment)` that its bin is chosen by, and is served by its bin
+   * once the pools exist, else by the device for its size plus header.
+   */
   allocate(sizeBytes: number, _stream: number, step: number, event: number): number {
     if (step !== this.curStep) this.changeStep(step);
     const f = this.facts;
+    const align = this.aligns !== null ? (this.aligns[event] as number) : DEFAULT_ALIGN_BYTES;
     if (sizeBytes <= this.opts.small_threshold) {
       f.smallRequests++;
-      return this.viaFallback(sizeBytes, step, event, SMALL);
+      return this.viaFallback(sizeBytes, align > LIGHT_HEADER_BYTES ? align : LIGHT_HEADER_BYTES, align, event, SMALL);
     }
+    const header = align > this.opts.header_bytes ? align : this.opts.header_bytes;
+    const total = sizeBytes + header;
     const pools = this.pools;
     if (pools !== null) {
-      const slot = pools.slotFor(sizeBytes + this.opts.header_bytes);
+      const slot = pools.slotFor(total);
       if (slot >= 0) {
         const chunk = pools.take(slot);
         if (chunk >= 0) {
           f.hits++;
           const owner = pools.chunkSlot[chunk] as number;
           if (owner !== slot) f.borrowedHits++;
-          this.pooledBytes += (pools.chunkBytes[owner] as number) - this.opts.header_bytes;
+          this.pooledBytes += (pools.chunkBytes[owner] as number) - header;
           const h = this.newHandle();
           this.hKind[h] = POOLED;
           this.hRef[h] = chunk;
           this.hSlot[h] = slot;
           this.hEvent[h] = event;
           this.hSize[h] = sizeBytes;
+          this.hHeader[h] = header;
           return h;
         }
       } else {
         f.missesWithoutBin++;
       }
       f.misses++;
+    } else if (this.phase === 'collecting') {
+      this.planner.trackAllocate(total, align);
     }
-    return this.viaFallback(sizeBytes, step, event, BIG_FALLBACK);
+    return this.viaFallback(sizeBytes, header, align, event, BIG_FALLBACK);
   }
 
-  private viaFallback(sizeBytes: number, step: number, event: number, kind: number): number {
-    const r = this.fallback.allocate(sizeBytes, 0, step, event);
+  /** The sub-allocator's call for a request and its header (DeepRec asks it for both). */
+  private viaFallback(sizeBytes: number, header: number, align: number, event: number, kind: number): number {
+    const r = this.fallback.allocateAligned(sizeBytes + header, align, event);
     if (r === FAILED) {
       this.failure = this.fallback.lastFailure();
       return FAILED;
     }
-    if (r === NO_BLOCK) return NO_BLOCK;
     const used = this.fallback.allocatedBytes;
     const f = this.facts;
     if (used > f.fallbackPeakBytes) f.fallbackPeakBytes = used;
@@ -140,6 +167,8 @@ export class LifetimePoolAllocator implements OnlineAllocator {
     this.hRef[h] = r;
     this.hEvent[h] = event;
     this.hSize[h] = sizeBytes;
+    this.hHeader[h] = header;
+    this.fallbackHeaderBytes += header;
     return h;
   }
 
@@ -149,26 +178,32 @@ export class LifetimePoolAllocator implements OnlineAllocator {
     if (kind === POOLED) {
       const pools = this.pools as Pools;
       const chunk = this.hRef[handle] as number;
-      this.pooledBytes -= (pools.chunkBytes[pools.chunkSlot[chunk] as number] as number) - this.opts.header_bytes;
+      this.pooledBytes -= (pools.chunkBytes[pools.chunkSlot[chunk] as number] as number) - (this.hHeader[handle] as number);
       pools.give(chunk, this.hSlot[handle] as number);
     } else {
       this.fallback.free(this.hRef[handle] as number);
-      // DeepRec's TrackDeallocate: a big lifetime is recorded when it ends in a collected step.
+      this.fallbackHeaderBytes -= this.hHeader[handle] as number;
+      // DeepRec's TrackDeallocate: a big lifetime is recorded when it ends in a collected run.
       if (kind === BIG_FALLBACK && this.phase === 'collecting') {
-        this.planner.record(this.hEvent[handle] as number, event, (this.hSize[handle] as number) + this.opts.header_bytes);
+        this.planner.record(this.hEvent[handle] as number, event, (this.hSize[handle] as number) + (this.hHeader[handle] as number));
       }
     }
     this.freeHandles[this.freeTop++] = handle;
   }
 
-  /** The step id changed: the previous step ends (DeepRec's StopCollect), the new one starts (StartCollect). */
+  /**
+   * The step id changed: a session run ends (DeepRec's StopCollect) and the next one starts
+   * (StartCollect, which counts it): collection starts at run `start_step`, whatever the ids say.
+   */
   private changeStep(step: number): void {
     if (!Number.isNaN(this.curStep)) this.endStep(false);
     this.curStep = step;
+    this.run++;
     const f = this.facts;
+    f.runs = this.run + 1;
     if (Number.isNaN(f.firstStep)) f.firstStep = step;
     if (!(step <= f.lastStep)) f.lastStep = step;
-    if (this.phase === 'waiting' && step >= this.opts.start_step) {
+    if (this.phase === 'waiting' && this.run === this.opts.start_step) {
       this.phase = 'collecting';
       f.collectionStartStep = step;
     }
@@ -183,9 +218,10 @@ export class LifetimePoolAllocator implements OnlineAllocator {
       return;
     }
     const policy = this.planner.bestPolicy();
-    if (policy.totalBytes > this.device.freeBytes) {
+    const bytes = Pools.bytesOf(policy);
+    if (bytes > this.device.freeBytes) {
       this.phase = 'build-failed';
-      this.facts.failedPoolBytes = policy.totalBytes;
+      this.facts.failedPoolBytes = bytes;
       return;
     }
     this.pools = new Pools(policy, this.device, (size) => (size > this.fallbackOpts.large_threshold ? this.fallbackOpts.page : this.fallbackOpts.alignment));
@@ -202,7 +238,7 @@ export class LifetimePoolAllocator implements OnlineAllocator {
     if (this.freeTop > 0) return this.freeHandles[--this.freeTop] as number;
     const h = this.nextHandle++;
     if (h === this.hKind.length) {
-      const grow = <T extends Uint8Array | Int32Array | Float64Array>(a: T): T => {
+      const grow = <T extends Uint8Array | Int32Array | Uint32Array | Float64Array>(a: T): T => {
         const b = new (a.constructor as new (n: number) => T)(a.length * 2);
         b.set(a);
         return b;
@@ -212,24 +248,27 @@ export class LifetimePoolAllocator implements OnlineAllocator {
       this.hSlot = grow(this.hSlot);
       this.hEvent = grow(this.hEvent);
       this.hSize = grow(this.hSize);
+      this.hHeader = grow(this.hHeader);
       this.freeHandles = grow(this.freeHandles);
     }
     return h;
   }
 
-  /** A pool block's address is DeepRec's user pointer: the chunk start plus the header. */
+  /** A block's address is DeepRec's user pointer: the chunk's (or the device block's) start plus the header. */
   address(handle: number): number {
-    if (this.hKind[handle] === POOLED) return ((this.pools as Pools).chunkAddress[this.hRef[handle] as number] as number) + this.opts.header_bytes;
-    return this.fallback.address(this.hRef[handle] as number);
+    const header = this.hHeader[handle] as number;
+    if (this.hKind[handle] === POOLED) return ((this.pools as Pools).chunkAddress[this.hRef[handle] as number] as number) + header;
+    return this.fallback.address(this.hRef[handle] as number) + header;
   }
 
-  /** A pool block runs from the user pointer to the chunk end (the header is the allocator's). */
+  /** A block runs from the user pointer to the chunk's (or the device block's) end; the header is the allocator's. */
   blockBytes(handle: number): number {
+    const header = this.hHeader[handle] as number;
     if (this.hKind[handle] === POOLED) {
       const p = this.pools as Pools;
-      return (p.chunkBytes[p.chunkSlot[this.hRef[handle] as number] as number] as number) - this.opts.header_bytes;
+      return (p.chunkBytes[p.chunkSlot[this.hRef[handle] as number] as number] as number) - header;
     }
-    return this.fallback.blockBytes(this.hRef[handle] as number);
+    return this.fallback.blockBytes(this.hRef[handle] as number) - header;
   }
 
   largestFreeBlockBytes(): number {
@@ -280,6 +319,7 @@ export class LifetimePoolAllocator implements OnlineAllocator {
       poolBytes: p ? p.poolBytes : 0,
       bins: p ? p.binsWithBlocks : 0,
       blocks: p ? p.chunkCount : 0,
+      poolCalls: p ? p.calls : 0,
       hits: f.hits,
       misses: f.misses,
       smallRequests: f.smallRequests,

@@ -17,11 +17,11 @@ export const lifetimePool = defineAllocator({
   name: 'lifetime-pool',
   summary: "pooled lifetime bins learned from a few steps (DeepRec's TensorPoolAllocator + MemoryPlanner)",
   options: {
-    start_step: opt.integer(100, 'step id at which lifetime statistics start (START_STATISTIC_STEP)', { min: 0 }),
-    stable_steps: opt.integer(10, 'collection ends after more than this many stable steps in a row (STABLE_STATISTIC_STEP)', { min: 0 }),
-    max_steps: opt.integer(100, 'collection ends after more than this many collected steps (MAX_STATISTIC_STEP)', { min: 0 }),
-    small_threshold: opt.bytes(32 * 1024, 'requests up to this size always go to the device', { min: 0 }),
-    header_bytes: opt.bytes(64, 'header in front of each big request, counted in its bin size', { min: 0 }),
+    start_step: opt.integer(100, 'session run (counted from 0, one per change of step id) at which lifetime statistics start (START_STATISTIC_STEP)', { min: 0 }),
+    stable_steps: opt.integer(10, 'collection ends after more than this many stable runs in a row (STABLE_STATISTIC_STEP)', { min: 0 }),
+    max_steps: opt.integer(100, 'collection ends after more than this many collected runs (MAX_STATISTIC_STEP)', { min: 0 }),
+    small_threshold: opt.bytes(32 * 1024, 'requests up to this size go to the device with a max(8, align)-byte header', { min: 0 }),
+    header_bytes: opt.bytes(64, 'header of a big request (max(this, align) bytes), counted in its bin size and asked of the device', { min: 0 }),
   },
   whatIf: lifetimePoolWhatIf,
   create(options, ctx) {
@@ -30,6 +30,6 @@ export const lifetimePool = defineAllocator({
       page: naive.options.page.default,
       large_threshold: naive.options.large_threshold.default,
     };
-    return new LifetimePoolAllocator(options, ctx.capacityBytes, fallback);
+    return new LifetimePoolAllocator(options, ctx.capacityBytes, fallback, ctx.trace);
   },
 });

@@ -8,6 +8,8 @@ export interface RunFacts {
   opts: LifetimePoolOptions;
   firstStep: number;
   lastStep: number;
+  /** Session runs seen (DeepRec counts one per change of step id). */
+  runs: number;
   collectionStartStep: number | null;
   /** The step after whose end the pools were built (they serve from the next step on). */
   poolsBuiltAfterStep: number | null;
@@ -45,9 +47,10 @@ export function describeRun(f: RunFacts, phase: Phase, planner: MemoryPlanner, p
   switch (phase) {
     case 'waiting':
       return [
-        `the pools were never built: start_step ${o.start_step} is beyond the trace (its steps run from ${f.firstStep} to ${f.lastStep}), ` +
+        `the pools were never built: start_step ${o.start_step} is beyond the trace's ${count(f.runs, 'session run')} ` +
+          `(DeepRec counts a run per change of step id; the ids run from ${f.firstStep} to ${f.lastStep}), ` +
           `so the statistics phase never started and ${everything}; ` +
-          `set a smaller start_step, e.g. --option start_step=${Math.max(f.firstStep, Math.min(f.lastStep, 2))},stable_steps=1`,
+          `set a smaller start_step, e.g. --option start_step=${Math.max(0, Math.min(f.runs - 1, 2))},stable_steps=1`,
       ];
     case 'collecting':
       return [

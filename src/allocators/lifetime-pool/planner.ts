@@ -24,6 +24,11 @@ export class MemoryPlanner {
     this.maxSteps = maxSteps;
   }
 
+  /** A big request of the current collected step (DeepRec's `TrackAllocate`), in every policy. */
+  trackAllocate(totalBytes: number, alignBytes: number): void {
+    for (const p of this.policies) p.trackAllocate(totalBytes, alignBytes);
+  }
+
   /**
    * Records a lifetime that ended in the current collected step (DeepRec's `TrackDeallocate`): the
    * event index of its alloc and of its free, and its tracked size (header included).

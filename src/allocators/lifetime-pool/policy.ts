@@ -55,7 +55,12 @@ export interface PlanBin {
    * in placement order. They accumulate over every collected step, as in the CPU planner.
    */
   borrowedFrom: number[];
+  /** The largest alignment a request of the bin asked for while collecting (`max_alignment_`, at least 64). */
+  maxAlignBytes: number;
 }
+
+/** The alignment a bin starts with (TensorFlow's `Allocator::kAllocatorAlignment`). */
+export const DEFAULT_BIN_ALIGN_BYTES = 64;
 
 /** Lifetimes recorded in one step, in the order they were recorded (the order of their frees). */
 export interface StepLifetimes {
@@ -88,10 +93,21 @@ export class LifetimePolicy {
   private bin(index: number): PlanBin {
     let b = this.bins.get(index);
     if (!b) {
-      b = { index, chunkBytes: chunkBytes(index, this.intervalBytes), blocks: [], borrowedFrom: [] };
+      b = { index, chunkBytes: chunkBytes(index, this.intervalBytes), blocks: [], borrowedFrom: [], maxAlignBytes: DEFAULT_BIN_ALIGN_BYTES };
       this.bins.set(index, b);
     }
     return b;
+  }
+
+  /**
+   * A big request while collecting (DeepRec's `TrackAllocate`): its bin comes to exist (a large bin
+   * too, which then exists when the pools are built) and remembers the largest alignment asked.
+   */
+  trackAllocate(totalBytes: number, alignBytes: number): void {
+    const i = binIndex(totalBytes, this.intervalBytes);
+    if (i < 0) return;
+    const b = this.bin(i);
+    if (alignBytes > b.maxAlignBytes) b.maxAlignBytes = alignBytes;
   }
 
   /**
@@ -154,10 +170,13 @@ export class LifetimePolicy {
 
   /**
    * The bins the pools are built from, largest first (the order in which DeepRec's
-   * `TensorPoolAllocator::Init` creates them): those with blocks or borrowed blocks.
+   * `TensorPoolAllocator::Init` creates them): every large bin, and each regular bin with blocks or
+   * borrowed blocks. Each makes its device call, even of zero bytes.
    */
   plannedBins(): PlanBin[] {
-    return [...this.bins.values()].filter((b) => b.blocks.length > 0 || b.borrowedFrom.length > 0).sort((x, y) => y.index - x.index);
+    return [...this.bins.values()]
+      .filter((b) => b.index >= this.regularBins || b.blocks.length > 0 || b.borrowedFrom.length > 0)
+      .sort((x, y) => y.index - x.index);
   }
 }
 

@@ -2,6 +2,11 @@ import type { SimDevice } from '../device.js';
 import { binIndex } from './bins.js';
 import type { LifetimePolicy } from './policy.js';
 
+/** `RoundedBytes(chunk, alignment)`: a chunk rounded up to a multiple of the alignment. */
+function stride(chunkBytes: number, alignBytes: number): number {
+  return Math.ceil(chunkBytes / alignBytes) * alignBytes;
+}
+
 /**
  * The pools built from the chosen policy (DeepRec's `TensorPoolAllocator::Bin`, `Buffer` and
  * `VirtualBuffer`), in typed arrays. A "slot" is one pool bin; slots are numbered in creation
@@ -13,12 +18,16 @@ export class Pools {
   readonly poolBytes: number;
   /** Bins with their own chunks (one device allocation each). */
   readonly binsWithBlocks: number;
+  /** Device calls that made the pools: one per planned bin, zero-byte ones included. */
+  readonly calls: number;
   /** Chunks in all pools. */
   readonly chunkCount: number;
   /** Bin index per slot. */
   readonly binOfSlot: Int32Array;
   /** Chunk bytes per slot. */
   readonly chunkBytes: Float64Array;
+  /** Distance between the slot's chunks: the chunk rounded up to the largest alignment its bin saw. */
+  readonly strideBytes: Float64Array;
   /** Device address of each slot's allocation (NaN for a slot that only borrows). */
   readonly baseAddress: Float64Array;
   readonly firstChunk: Int32Array;
@@ -39,16 +48,29 @@ export class Pools {
   usedBytes = 0;
 
   /**
-   * Lays out the pools of `policy` on `device`: one allocation of `blocks · chunk` bytes per bin
-   * with blocks, largest bin first, as `TensorPoolAllocator::Init`. The caller checked that the
-   * total fits in the device's free capacity.
+   * The device bytes the pools of `policy` take: per planned bin, its blocks times its chunk rounded
+   * up to the bin's alignment (DeepRec's `Buffer`: `RoundedBytes(chunk_size, alignment) * len`).
+   */
+  static bytesOf(policy: LifetimePolicy): number {
+    let total = 0;
+    for (const b of policy.plannedBins()) total += b.blocks.length * stride(b.chunkBytes, b.maxAlignBytes);
+    return total;
+  }
+
+  /**
+   * Lays out the pools of `policy` on `device`, as `TensorPoolAllocator::Init`: one device call per
+   * planned bin (every large bin, each regular bin with blocks or borrowed blocks), largest bin
+   * first, of `blocks · stride` bytes — zero bytes for a bin without blocks, which still makes its
+   * call. The caller checked that the total fits in the device's free capacity.
    */
   constructor(policy: LifetimePolicy, device: SimDevice, alignFor: (sizeBytes: number) => number) {
     const planned = policy.plannedBins();
     const n = planned.length;
     this.intervalBytes = policy.intervalBytes;
+    this.calls = n;
     this.binOfSlot = new Int32Array(n);
     this.chunkBytes = new Float64Array(n);
+    this.strideBytes = new Float64Array(n);
     this.baseAddress = new Float64Array(n).fill(NaN);
     this.firstChunk = new Int32Array(n);
     this.chunksOfSlot = new Int32Array(n);
@@ -63,6 +85,7 @@ export class Pools {
       this.binOfSlot[s] = b.index;
       slotOfBin.set(b.index, s);
       this.chunkBytes[s] = b.chunkBytes;
+      this.strideBytes[s] = stride(b.chunkBytes, b.maxAlignBytes);
       this.firstChunk[s] = chunks;
       this.chunksOfSlot[s] = b.blocks.length;
       chunks += b.blocks.length;
@@ -83,9 +106,11 @@ export class Pools {
     planned.forEach((b, s) => {
       const count = b.blocks.length;
       const first = this.firstChunk[s] as number;
+      const step = this.strideBytes[s] as number;
       if (count > 0) {
-        const size = count * b.chunkBytes;
-        const base = device.malloc(size, alignFor(size));
+        const size = count * step;
+        const align = alignFor(size);
+        const base = device.malloc(size, b.maxAlignBytes > align ? b.maxAlignBytes : align);
         if (base < 0) throw new Error(`pool of ${size} bytes did not fit after the capacity check`);
         this.baseAddress[s] = base;
         poolBytes += size;
@@ -93,10 +118,12 @@ export class Pools {
         // DeepRec's Buffer pushes chunks in address order onto a stack: the last one is taken first.
         for (let i = 0; i < count; i++) {
           this.chunkSlot[first + i] = s;
-          this.chunkAddress[first + i] = base + i * b.chunkBytes;
+          this.chunkAddress[first + i] = base + i * step;
           this.freeStack[first + i] = first + i;
         }
         this.freeTop[s] = count;
+      } else {
+        device.mallocNothing();
       }
       // DeepRec's VirtualBuffer: a stack of the bins lent to, one entry per borrowed block.
       const v = this.vOffset[s] as number;
