@@ -73,7 +73,7 @@ export interface ReplayReport {
 }
 
 /** The trace section shared by every report. */
-export function traceInfo(trace: Trace): TraceInfo {
+export function traceInfo(trace: Pick<Trace, 'path' | 'format' | 'meta' | 'summary' | 'initialEvents' | 'skipped'>): TraceInfo {
   const name = typeof trace.meta.name === 'string' ? trace.meta.name : null;
   return {
     path: trace.path,

@@ -150,7 +150,7 @@ export class TraceBuilder {
   }
 
   /** Where an earlier event is, for messages: `line N`, or its entry's path. */
-  private where(line: number): string {
+  protected where(line: number): string {
     return this.entries ? this.entryAt(line) : `line ${line}`;
   }
 

@@ -26,7 +26,9 @@ export class CsvScanner {
   /** A problem found while scanning the record (unterminated quote, text after a closing quote). */
   error: { col: number; message: string } | null = null;
 
-  constructor(readonly src: ByteSource) {}
+  constructor(readonly src: ByteSource) {
+    src.lineOf = () => this.line;
+  }
 
   private byte(p: number): number {
     if (p >= this.src.end && !this.src.fill()) return -1;

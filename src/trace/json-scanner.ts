@@ -27,7 +27,9 @@ export class JsonScanner {
   /** JSON Lines: a value may not continue past the end of its line (ws() stops there). */
   singleLine = false;
 
-  constructor(readonly src: ByteSource) {}
+  constructor(readonly src: ByteSource) {
+    src.lineOf = () => this.line;
+  }
 
   /** The byte at `pos`, reading more of the file when needed; -1 at end of input. */
   peek(): number {

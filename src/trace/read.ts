@@ -1,3 +1,4 @@
+import { type CheckedTrace, checkOpenedTrace } from './check.js';
 import type { Trace } from './model.js';
 import { openTrace, readOpenedTrace } from './open.js';
 import { loadAllReaders, type ReadOptions } from './readers.js';
@@ -14,4 +15,12 @@ await loadAllReaders();
  */
 export function readTrace(path: string, options: ReadOptions = {}): Trace {
   return readOpenedTrace(openTrace(path, options), options);
+}
+
+/**
+ * Checks a trace file as {@link readTrace} does, without keeping it: memory follows its live
+ * allocations, not its length. Returns the figures of its summary.
+ */
+export function checkTrace(path: string, options: ReadOptions = {}): CheckedTrace {
+  return checkOpenedTrace(openTrace(path, options), options);
 }

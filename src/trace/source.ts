@@ -1,5 +1,15 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { TraceError } from '../errors.js';
+import { formatBytes } from '../util/bytes.js';
+
+/**
+ * The longest line, CSV record or JSON element (an event, the header) that the streaming readers
+ * hold: a longer one is refused with exit 2 rather than read into memory without end (`/dev/zero`,
+ * a binary file forced with `--input-format`, a line with no end).
+ */
+export const MAX_RECORD_BYTES = 16 * 2 ** 20;
+/** What a reader may hold besides its longest record: consumed bytes not yet dropped, and a chunk read ahead. */
+const HELD_SLACK_BYTES = 4 * 2 ** 20;
 
 /**
  * A file read in chunks into a growable buffer, so that readers stream: only the unparsed tail and
@@ -27,6 +37,15 @@ export class ByteSource {
   /** Bytes read so far. */
   readBytes = 0;
   private readonly onRead: ((readBytes: number, totalBytes: number) => void) | undefined;
+  /**
+   * The most bytes held at once: {@link ByteSource.fill} refuses to hold more. Readers that need a
+   * whole input in memory (a pickle) raise it to their own documented limit, with `limitMessage`.
+   */
+  maxHeldBytes = MAX_RECORD_BYTES + HELD_SLACK_BYTES;
+  /** What is refused past `maxHeldBytes` (default: a line longer than {@link MAX_RECORD_BYTES}). */
+  limitMessage = `a line longer than ${formatBytes(MAX_RECORD_BYTES)}: memsim reads lines, CSV records and JSON events of up to ${formatBytes(MAX_RECORD_BYTES)} (is the file a trace in this format?)`;
+  /** The line being read, for the message of a refused one (scanners set it). */
+  lineOf: (() => number) | undefined;
 
   constructor(file: string, chunkBytes = 1 << 20, onRead?: (readBytes: number, totalBytes: number) => void) {
     this.file = file;
@@ -57,8 +76,13 @@ export class ByteSource {
   /** Reads at least one more chunk; false at end of file. */
   fill(): boolean {
     if (this.eof) return false;
+    if (this.end >= this.maxHeldBytes) {
+      this.close();
+      throw TraceError.at(this.file, this.lineOf?.(), this.limitMessage);
+    }
     if (this.buf.length - this.end < this.chunk) {
-      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.end + this.chunk));
+      // Never more than the limit: the check above then stops a record that does not end.
+      const next = Buffer.allocUnsafe(Math.min(Math.max(this.buf.length * 2, this.end + this.chunk), this.maxHeldBytes));
       this.buf.copy(next, 0, 0, this.end);
       this.buf = next;
     }

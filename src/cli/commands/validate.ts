@@ -1,17 +1,18 @@
 import { Command, Option } from 'commander';
-import { z } from 'zod';
-import { renderJson } from '../../report/index.js';
 import { formatCount } from '../../report/format.js';
-import { readTrace } from '../../trace/read.js';
+import { renderJson } from '../../report/json.js';
 import { traceInfo } from '../../sim/report.js';
+import { checkTraceFile } from '../../trace/check.js';
 import { formatBytes } from '../../util/bytes.js';
+import { flag, flagSchema, parseOptions } from '../flags.js';
 import { writeOutput } from '../io.js';
-import { parseOptions } from '../options.js';
-import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
+import { addTraceInputOptions, readOptions, traceInputFlags } from '../trace-flags.js';
 
-const schema = z.object({
-  ...traceInputFields,
-  format: z.enum(['text', 'json']).default('text'),
+// `validate` checks a trace without keeping it (memory follows the live allocations, not the
+// length: it streams files larger than memory) and, as `replay`, starts without zod.
+const schema = flagSchema({
+  ...traceInputFlags,
+  format: flag.oneOf(['text', 'json'], 'text'),
 });
 
 export function validateCommand(): Command {
@@ -28,9 +29,9 @@ Examples:
   $ memsim validate big.csv --lenient
   $ memsim validate trace.jsonl --format json`,
       )
-      .action((path: string, raw: Record<string, unknown>) => {
+      .action(async (path: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);
-        const trace = readTrace(path, readOptions(o));
+        const trace = await checkTraceFile(path, readOptions(o));
         const info = traceInfo(trace);
         if (o.format === 'json') {
           writeOutput(renderJson({ schema: 'memsim.validate/1', valid: true, trace: info }), undefined);

@@ -149,9 +149,12 @@ class Unpickler extends PickleMachine {
         if (v > 5) this.fail(`pickle protocol ${v} is newer than 5, the latest this reader knows`);
         return;
       }
-      case 0x95: // FRAME: the whole file is in memory, so frames need no handling.
-        this.take(8);
+      case 0x95: {
+        // FRAME: the whole file is in memory, so a frame needs no handling, but it must lie within it.
+        const n = this.size8();
+        if (n > buf.length - this.pos) this.fail(`FRAME of ${n} bytes, beyond the end of the input (${buf.length - this.pos} bytes left)`);
         return;
+      }
       case 0x30: // POP (of the value on top, or of a MARK with nothing above it, as CPython does)
         if (this.marks.length > 0 && stack.length === this.floor) this.popMark();
         else this.pop();

@@ -6,20 +6,42 @@ import { importSnapshot } from './import.js';
 import { unpickle } from './pickle.js';
 import type { PickleValue } from './pickle-value.js';
 import { parseSnapshot } from './snapshot.js';
-import { looksLikeJson, sniffSnapshot, SNAPSHOT_EXTENSIONS, SNAPSHOT_READER_INFO } from './sniff.js';
+import { formatBytes } from '../../util/bytes.js';
+import { isPickle, looksLikeJson, sniffSnapshot, SNAPSHOT_EXTENSIONS, SNAPSHOT_READER_INFO } from './sniff.js';
+
+/**
+ * The largest snapshot read: a pickle of up to 2 GiB (what one read of a file can hold), its JSON
+ * form up to 512 MiB (the longest string JavaScript makes). Larger inputs are refused, not read.
+ */
+export const MAX_SNAPSHOT_BYTES = 2 ** 31 - 1;
+export const MAX_SNAPSHOT_JSON_BYTES = 2 ** 29 - 24;
 
 /**
  * Reads the whole input into one buffer (a pickle has no line structure to stream by): a file in one
- * read, standard input through the source's chunks.
+ * read, standard input or a device through the source's chunks, up to {@link MAX_SNAPSHOT_BYTES}.
+ * An input whose first bytes are neither a pickle nor JSON is refused before it is read.
  */
 function readAll(src: ByteSource): Buffer {
-  if (src.file !== '-' && src.base === 0) {
+  const first = src.buf.subarray(0, Math.min(src.end, 64));
+  if (!isPickle(first) && !looksLikeJson(first)) {
+    src.close();
+    const what = src.end === 0 ? 'an empty input' : `first byte 0x${(src.buf[0] as number).toString(16).padStart(2, '0')}`;
+    throw TraceError.at(src.file, undefined, `not a PyTorch snapshot: neither a pickle (protocol 2 to 5) nor JSON (${what})`);
+  }
+  const limit = `a snapshot larger than ${formatBytes(MAX_SNAPSHOT_BYTES)}, the most memsim reads (pickle; JSON: ${formatBytes(MAX_SNAPSHOT_JSON_BYTES)})`;
+  if (src.file !== '-' && src.base === 0 && src.totalBytes > 0) {
+    if (src.totalBytes > MAX_SNAPSHOT_BYTES) {
+      src.close();
+      throw TraceError.at(src.file, undefined, limit);
+    }
     try {
       return readFileSync(src.file);
     } catch (e) {
       throw TraceError.at(src.file, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
   }
+  src.maxHeldBytes = MAX_SNAPSHOT_BYTES;
+  src.limitMessage = limit;
   while (src.fill()) {
     // fill() appends until the end of the input
   }
@@ -39,6 +61,9 @@ export const pytorchSnapshotReader: TraceReader = {
     options.onProgress?.(bytes.length, bytes.length);
     let root: PickleValue;
     if (looksLikeJson(bytes)) {
+      if (bytes.length > MAX_SNAPSHOT_JSON_BYTES) {
+        throw TraceError.at(src.file, undefined, `a snapshot in JSON larger than ${formatBytes(MAX_SNAPSHOT_JSON_BYTES)}, the most memsim reads (save it as a pickle)`);
+      }
       try {
         root = JSON.parse(bytes.toString('utf8')) as PickleValue;
       } catch (e) {

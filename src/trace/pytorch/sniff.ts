@@ -10,7 +10,8 @@ export function looksLikeJson(b: Buffer): boolean {
   return b[i] === 0x7b || b[i] === 0x5b;
 }
 
-function isPickle(head: Buffer): boolean {
+/** A pickle of protocol 2 to 5 starts with PROTO and its number. */
+export function isPickle(head: Buffer): boolean {
   return head[0] === 0x80 && (head[1] ?? 0) >= 2 && (head[1] ?? 0) <= 5;
 }
 

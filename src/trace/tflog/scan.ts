@@ -36,6 +36,8 @@ export function scanLines(src: ByteSource, sink: LineSink): number {
         src.discard(pos);
         pos = 0;
         marker = -1;
+        const at = line;
+        src.lineOf = () => at;
         src.fill();
         buf = src.buf;
         end = src.end;
