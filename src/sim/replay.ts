@@ -52,6 +52,8 @@ export interface OomRecord {
   native: string;
   /** The allocator's short form of `native`, when it gives one (see AllocationFailure). */
   nativeSummary?: string;
+  /** The failure in words, with the largest holders of the live bytes (added with the attribution). */
+  explanation?: string;
 }
 
 /** Peaks within one step. */
@@ -93,6 +95,8 @@ export interface ReplayOutcome {
   ooms: OomRecord[];
   /** Frees of allocations that failed under `--on-oom continue` (ignored and counted). */
   ignoredFrees: number;
+  /** Allocations whose request failed (ascending): they never became live. */
+  droppedAllocations: number[];
   steps: StepRecord[];
   timeline: [number, number, number, number][];
   states: CapturedState[];
@@ -153,6 +157,7 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
     }
   };
   let ignoredFrees = 0;
+  const dropped: number[] = [];
   let completed = true;
   let i = 0;
 
@@ -180,6 +185,7 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
       if (h === FAILED) {
         oomCount++;
         handle[a] = FAILED;
+        dropped.push(a);
         if (ooms.length < maxOoms) ooms.push(oomRecord(trace, allocator, i, live, limit, capacityBytes));
         if (captureOom && states.length < 64) states.push({ event: i, reason: 'oom', state: allocator.state() });
         if (onOom === 'stop') {
@@ -269,6 +275,7 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
     oomCount,
     ooms,
     ignoredFrees,
+    droppedAllocations: dropped,
     steps: steps.sort((x, y) => x.step - y.step),
     timeline: sampler.points(),
     states,

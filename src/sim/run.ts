@@ -6,6 +6,8 @@ import { kindMismatchNote, PlacementComparison } from './fidelity.js';
 import { replayTrace, type ReplayOptions, type ReplayOutcome } from './replay.js';
 import { buildReplayReport, type ReplayReport } from './report.js';
 import { chooseStart, type StartMode, startNote } from './start.js';
+import type { AttributionOptions } from '../attribution/index.js';
+import { attributeReplay } from './holders.js';
 
 /** A replay request: which allocator, its options, the capacity, and the engine's options. */
 export interface RunOptions extends ReplayOptions {
@@ -17,6 +19,8 @@ export interface RunOptions extends ReplayOptions {
   capacityBytes?: number;
   /** How a replay of a recorded history starts (see src/sim/start.ts); default: decided from the options. */
   start?: StartMode;
+  /** Who holds the memory at the peaks and OOMs: how to group (default on; false: not computed). */
+  attribution?: AttributionOptions | false;
 }
 
 /** The report of a replay plus the live objects, for callers that look further (plots, tests). */
@@ -56,7 +60,8 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
     outcome,
     notes,
   );
-  if (start) report['start'] = start;
+  if (start) report.start = start;
+  if (run.attribution !== false) report.attribution = attributeReplay(trace, outcome, def.name, run.attribution);
   for (const [key, value] of Object.entries(allocator.reportSections?.() ?? {})) {
     if (!(key in report)) report[key] = value;
   }

@@ -1,6 +1,6 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
 import { decimalId, IdTable, StringInterner } from './id-table.js';
-import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta } from './model.js';
+import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta, type TraceStacks } from './model.js';
 
 /** Options every reader accepts. */
 export interface BuildOptions {
@@ -47,6 +47,8 @@ export class TraceBuilder {
   readonly file: string;
   readonly problems = new ProblemList();
   meta: TraceMeta = {};
+  /** The allocations' call stacks, when the reader knows them (set by the importer). */
+  stacks: TraceStacks | undefined;
   /**
    * Set by importers of files without lines (a snapshot's `device_traces[d]`): the `line` given with
    * each event is then 1 + the index of its entry in that list, problems name the entry by its path
@@ -430,6 +432,10 @@ export class TraceBuilder {
     };
     if (this.entries) trace.entryList = this.entries.list;
     if (recorded) trace.recorded = recorded;
+    if (this.stacks) {
+      const of = this.stacks.ofAllocation;
+      trace.stacks = of.length === a ? this.stacks : { ...this.stacks, ofAllocation: growU32(of.subarray(0, Math.min(a, of.length)), a) };
+    }
     return trace;
   }
 }
