@@ -88,6 +88,12 @@ export const flag = {
     if (p.bytes <= 0) return fail(`must be positive, got "${v}"`);
     return p.bytes;
   },
+  /** A whole number from `min` to `max` written in digits, or undefined when absent. */
+  between: (min: number, max: number): Flag<number | undefined> => (v) => {
+    if (v === undefined) return undefined;
+    const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
+    return n >= min && n <= max ? n : fail(`expected a whole number between ${min} and ${max}, got ${JSON.stringify(v)}`);
+  },
   /** A non-negative integer written in digits, or undefined when absent. */
   digits: (what: string): Flag<number | undefined> => (v) => (v === undefined ? undefined : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : fail(`expected ${what}`)),
 };

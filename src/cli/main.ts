@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   gen: async () => (await import('./commands/gen.js')).genCommand(),
   convert: async () => (await import('./commands/convert.js')).convertCommand(),
   plan: async () => (await import('./commands/plan.js')).planCommand(),
+  diff: async () => (await import('./commands/diff.js')).diffCommand(),
 };
 
 /** The command names that a command line needs defined: the one it runs, none for the version, else all. */

@@ -4,6 +4,8 @@ import { capacityText, changeCells, formatGridBytes, changedFigures, formatSigne
 import { formatBytes, formatCount, nativeLines } from './format.js';
 import { mdCell, mdTable } from './replay-markdown.js';
 import { explainOom } from './replay-text.js';
+import { holdersMarkdown, mdText } from './replay-markdown.js';
+import { comparisonHolders, groupedBy } from './holders.js';
 
 /** The first line of the Markdown report: ❌ OOM, 📈 regressed, or ✅ fits, with the facts. */
 export function compareStatusMarkdown(r: CompareReport): string {
@@ -74,10 +76,18 @@ export function renderCompareMarkdown(r: CompareReport): string {
   for (const e of r.allocators) {
     const o = e.firstOom;
     if (!o) continue;
-    const body = [explainOom(o)];
+    const body = [mdText(o.explanation ?? explainOom(o))];
+    const a = e.attribution;
+    const at = a?.ooms[0];
+    if (a && at) body.push('', `Held at this OOM, ${groupedBy(a)}:`, '', holdersMarkdown(at, a.groupBy));
     const native = nativeLines(o.native, 'full');
     if (native.length > 0) body.push('', '```', ...native, '```');
     out.push(...details(`\`${e.name}\`: OOM at event ${formatCount(o.event)}${o.line !== null ? ` (line ${o.line})` : ''} — ${o.kind}`, body));
+  }
+  const held = comparisonHolders(r.allocators);
+  if (held.heading) {
+    const body = held.blocks.flatMap((b) => (b.moment.top.length > 0 ? [`${b.title}:`, '', holdersMarkdown(b.moment, b.groupBy), ''] : [`${b.title}.`, '']));
+    out.push(...details(`${held.heading[0]?.toUpperCase()}${held.heading.slice(1)}`, body.slice(0, -1)));
   }
   if (r.gates.length > 0) {
     const body = r.gates.flatMap((g) => [`- \`${g.gate}\`: ${g.failed ? '**failed**' : 'passed'}`, ...g.failures.map((f) => `  - ${mdCell(f.message)}`)]);

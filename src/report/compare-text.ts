@@ -3,7 +3,8 @@ import { describeChange, percentText } from '../sweep/compare-gates.js';
 import type { CompareReport } from '../sweep/compare.js';
 import { capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableHead, tableRows } from './compare-table.js';
 import { formatBytes, formatCount, painter, type RenderOptions } from './format.js';
-import { explainOom, newTable } from './replay-text.js';
+import { explainOom, holdersText, newTable } from './replay-text.js';
+import { comparisonHolders, groupedBy, wrap } from './holders.js';
 
 /** The one line that says how the comparison came out: OOM, regressed, or fits. */
 export function compareStatusLine(r: CompareReport, c: ChalkInstance): string {
@@ -75,10 +76,27 @@ export function renderCompareText(r: CompareReport, options: RenderOptions = {})
     for (const e of r.allocators) out.push(`  ${e.name}: ${searchText(e)}`);
     out.push('');
   }
+  const held = comparisonHolders(r.allocators);
+  if (held.heading) {
+    out.push(c.bold(held.heading));
+    for (const b of held.blocks) {
+      out.push(b.moment.top.length > 0 ? `${b.title}:` : b.title);
+      if (b.moment.top.length > 0) out.push(...holdersText(b.moment, b.groupBy));
+    }
+    out.push('');
+  }
   for (const e of r.allocators) {
     if (!e.firstOom) continue;
     out.push(`${c.bold(`${e.name}: OOM at event ${formatCount(e.firstOom.event)}`)}${e.firstOom.line !== null ? ` (line ${e.firstOom.line})` : ''}`);
-    out.push(`  ${explainOom(e.firstOom)}`, '');
+    if (e.firstOom.explanation === undefined) {
+      out.push(`  ${explainOom(e.firstOom)}`, '');
+      continue;
+    }
+    out.push(...wrap(e.firstOom.explanation, 100, '  '));
+    const a = e.attribution;
+    const at = a?.ooms[0];
+    if (a && at) out.push(`  held at this OOM, ${groupedBy(a)}`, ...holdersText(at, a.groupBy, '  '));
+    out.push('');
   }
   out.push(...baselineSection(r));
   for (const g of r.gates) {

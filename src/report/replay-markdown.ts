@@ -1,6 +1,8 @@
 import type { ReplayReport } from '../sim/report.js';
 import { formatBytes, formatCount, formatPercent, nativeLines } from './format.js';
 import { explainOom, statCell, stepRows } from './replay-text.js';
+import type { GroupBy, MomentHolders } from '../attribution/index.js';
+import { groupedBy, HOLDER_ALIGN, holderHead, holderRows, peakMoments } from './holders.js';
 import { oomAt } from './oom-where.js';
 
 /** Escapes text for a Markdown table cell. */
@@ -12,6 +14,16 @@ export function mdCell(s: string): string {
 export function mdTable(head: string[], rows: string[][], align?: ('left' | 'right')[]): string {
   const sep = head.map((_, i) => ((align?.[i] ?? 'left') === 'right' ? '---:' : '---'));
   return [head, sep, ...rows].map((r, k) => `| ${(k === 1 ? r : r.map(mdCell)).join(' | ')} |`).join('\n');
+}
+
+/** Text for Markdown outside a table cell: pipes and backslashes escaped, angle brackets as entities. */
+export function mdText(s: string): string {
+  return mdCell(s).replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A Markdown table of who holds the memory at one moment (keys whole, as code). */
+export function holdersMarkdown(m: MomentHolders, groupBy: GroupBy): string {
+  return mdTable(holderHead(groupBy), holderRows(m, (k) => `\`${k.replace(/`/g, "'")}\``), HOLDER_ALIGN);
 }
 
 /** The Markdown report of a replay: status line first, tables, detail in `<details>`. */
@@ -46,13 +58,21 @@ export function renderReplayMarkdown(r: ReplayReport): string {
       ['left', 'right'],
     ),
   );
-  for (const o of r.ooms.slice(0, 5)) {
+  const a = r.attribution;
+  if (a) {
+    for (const { title, moment } of peakMoments(a)) {
+      out.push('', `<details><summary>${title[0]?.toUpperCase()}${title.slice(1)}, ${groupedBy(a)}</summary>`, '', holdersMarkdown(moment, a.groupBy), '', '</details>');
+    }
+  }
+  r.ooms.slice(0, 5).forEach((o, k) => {
     out.push('', `<details><summary>OOM ${oomAt(o)}: ${o.recorded ? "the real run's request" : mdCell(o.id)} of ${formatBytes(o.sizeBytes)} — ${o.kind}</summary>`, '');
-    out.push(`**${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}**: ${explainOom(o)}`, '');
+    out.push(`**${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}**: ${mdText(o.explanation ?? explainOom(o))}`, '');
+    const held = a?.ooms[k];
+    if (a && held) out.push(`Held at this OOM, ${groupedBy(a)}:`, '', holdersMarkdown(held, a.groupBy), '');
     const native = nativeLines(o.native, 'full');
     if (native.length > 0) out.push('```', ...native, '```');
     out.push('</details>');
-  }
+  });
   const stats = Object.entries(r.allocator.stats);
   if (stats.length > 0) {
     out.push('', `<details><summary>${r.allocator.name} stats</summary>`, '');

@@ -4,6 +4,8 @@ import type { OomRecord, StepRecord } from '../sim/replay.js';
 import { formatBytes, formatCount, formatPercent, nativeLines, painter, type RenderOptions, sparkline } from './format.js';
 import { oomAt, oomWhat, oomWhere } from './oom-where.js';
 import type { ChalkInstance } from 'chalk';
+import type { GroupBy, MomentHolders } from '../attribution/index.js';
+import { fitKey, groupedBy, HOLDER_ALIGN, holderHead, holderRows, peakMoments, wrap } from './holders.js';
 
 // No rule between body rows: compact tables that still line up.
 const TABLE_CHARS = {
@@ -77,20 +79,45 @@ export function explainOom(o: OomRecord): string {
   );
 }
 
+/** A text table of who holds the memory at one moment, indented by `indent`. */
+export function holdersText(m: MomentHolders, groupBy: GroupBy, indent = ''): string[] {
+  const t = newTable(holderHead(groupBy), HOLDER_ALIGN);
+  // Tables stay within 100 columns: the key column gives up what the indent takes.
+  for (const row of holderRows(m, (k) => fitKey(k, groupBy, 48 - indent.length))) t.push(row);
+  return t.toString().split('\n').map((l) => indent + l);
+}
+
+/** The holders at the peaks, each under its title ("held at the peak …"). */
+function peakHolders(r: ReplayReport, c: ChalkInstance): string[] {
+  const a = r.attribution;
+  if (!a) return [];
+  const out: string[] = [];
+  for (const { title, moment } of peakMoments(a)) out.push(c.bold(`${title}, ${groupedBy(a)}`), ...holdersText(moment, a.groupBy), '');
+  return out;
+}
+
 function oomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' | 'none'): string[] {
   const out: string[] = [];
   const shown = mode === 'full' ? r.ooms : r.ooms.slice(0, 3);
-  for (const o of shown) {
+  shown.forEach((o, k) => {
     out.push(c.bold(`OOM ${oomWhere(o)}: ${oomWhat(o)}`));
     const kind = o.kind === 'capacity' ? c.red('capacity (too little memory)') : c.yellow('fragmentation');
-    out.push(`  ${kind}: ${explainOom(o)}`);
+    if (o.explanation !== undefined) {
+      const [first, ...rest] = wrap(`${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}: ${o.explanation}`, 100, '  ');
+      // The verdict word keeps its colour.
+      out.push((first ?? '').replace(/^ {2}(capacity \(too little memory\)|fragmentation)/, `  ${kind}`), ...rest);
+    } else {
+      out.push(`  ${kind}: ${explainOom(o)}`);
+    }
+    const held = r.attribution?.ooms[k];
+    if (held && r.attribution) out.push(`  held at this OOM, ${groupedBy(r.attribution)}`, ...holdersText(held, r.attribution.groupBy, '  '));
     const native = nativeLines(o.native, mode, undefined, o.nativeSummary);
     if (native.length > 0) {
       out.push(`  ${r.allocator.name} says:`);
       for (const l of native) out.push(`    ${l}`);
     }
     out.push('');
-  }
+  });
   if (r.ooms.length > shown.length) out.push(`… ${r.ooms.length - shown.length} more OOM records in the JSON report`, '');
   if (r.summary.oomCount > r.ooms.length) out.push(`(${r.summary.oomCount - r.ooms.length} further OOMs counted, not recorded in detail)`, '');
   return out;
@@ -158,7 +185,7 @@ export function renderReplayText(r: ReplayReport, options: RenderOptions = {}): 
   );
   const skipped = t.skipped.unknownFree + t.skipped.doubleAlloc;
   if (skipped > 0) out.push(c.yellow(`skipped (--lenient): ${t.skipped.unknownFree} frees of non-live ids, ${t.skipped.doubleAlloc} allocs of live ids`));
-  out.push(statusLine(r, c), '', summaryTable(r), '');
+  out.push(statusLine(r, c), '', summaryTable(r), '', ...peakHolders(r, c));
   const stats = statsTable(r);
   if (stats) out.push(stats, '');
   const spark = sparklines(r);

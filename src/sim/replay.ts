@@ -22,6 +22,11 @@ export interface ReplayOptions {
   captureOomStates?: boolean;
   /** Detailed OOM records kept (the rest are counted): default 100. */
   maxOomRecords?: number;
+  /**
+   * Called where the real run failed (each of the trace's `recorded.ooms`, by its index), with the
+   * live bytes then, when the allocator does not replay the history itself (for fidelity).
+   */
+  onRecordedOom?: (k: number, event: number, liveBytes: number) => void;
 }
 
 /** One failed request. */
@@ -52,6 +57,8 @@ export interface OomRecord {
   native: string;
   /** The allocator's short form of `native`, when it gives one (see AllocationFailure). */
   nativeSummary?: string;
+  /** The failure in words, with the largest holders of the live bytes (added with the attribution). */
+  explanation?: string;
 }
 
 /** Peaks within one step. */
@@ -93,6 +100,8 @@ export interface ReplayOutcome {
   ooms: OomRecord[];
   /** Frees of allocations that failed under `--on-oom continue` (ignored and counted). */
   ignoredFrees: number;
+  /** Allocations whose request failed (ascending): they never became live. */
+  droppedAllocations: number[];
   steps: StepRecord[];
   timeline: [number, number, number, number][];
   states: CapturedState[];
@@ -153,21 +162,33 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
   let firstR = 0;
   let oomCount = 0;
   const ooms: OomRecord[] = [];
-  // The real run's failures that a recorded history holds, counted where they happened.
-  const recordedAt = allocator.recordedFailureEvents?.() ?? [];
+  // The real run's failures that a recorded history holds: OOMs of an allocator that replays the
+  // history, else points where a simulation is asked whether it fails too.
+  const replaysHistory = allocator.recordedFailureEvents !== undefined;
+  const onRecorded = options.onRecordedOom;
+  const recordedAt = replaysHistory
+    ? (allocator.recordedFailureEvents as () => readonly number[])()
+    : onRecorded
+      ? (trace.recorded?.ooms ?? []).map((o) => o.beforeEvent)
+      : [];
   let recordedK = 0;
   let nextRecorded = recordedAt.length > 0 ? (recordedAt[0] as number) : -1;
   // `live` is passed in, not captured: a variable that a closure captures lives in a context, and the
   // loop reads and writes `live` on every event.
   const takeRecorded = (at: number, liveNow: number): void => {
     while (nextRecorded === at) {
-      oomCount++;
-      if (ooms.length < maxOoms) ooms.push(recordedOomRecord(trace, allocator, recordedK, at, liveNow, capacityBytes));
+      if (!replaysHistory) {
+        onRecorded?.(recordedK, at, liveNow);
+      } else {
+        oomCount++;
+        if (ooms.length < maxOoms) ooms.push(recordedOomRecord(trace, allocator, recordedK, at, liveNow, capacityBytes));
+      }
       recordedK++;
       nextRecorded = recordedK < recordedAt.length ? (recordedAt[recordedK] as number) : -1;
     }
   };
   let ignoredFrees = 0;
+  const dropped: number[] = [];
   let completed = true;
   let i = 0;
 
@@ -209,6 +230,7 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
       if (h === FAILED) {
         oomCount++;
         handle[a] = FAILED;
+        dropped.push(a);
         if (ooms.length < maxOoms) ooms.push(oomRecord(trace, allocator, i, live, limit, capacityBytes));
         if (captureOom && states.length < 64) states.push({ event: i, reason: 'oom', state: allocator.state() });
         if (onOom === 'stop') {
@@ -299,6 +321,7 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
     oomCount,
     ooms,
     ignoredFrees,
+    droppedAllocations: dropped,
     steps: steps.sort((x, y) => x.step - y.step),
     timeline: sampler.points(),
     states,

@@ -2,6 +2,7 @@ import type { Trace } from '../trace/model.js';
 import { VERSION } from '../version.js';
 import type { OomRecord, ReplayOutcome, StepRecord } from './replay.js';
 import type { StartChoice } from './start.js';
+import type { AttributionSection } from './holders.js';
 
 /** Ratios in reports are rounded to 6 decimals so that they read well and compare exactly. */
 export function ratio(x: number): number {
@@ -65,6 +66,8 @@ export interface ReplayReport {
   notes: string[];
   /** How a replay of a recorded history started, and why (absent for traces without one). */
   start?: StartChoice;
+  /** Who held the memory at the peaks and at each OOM (absent when not asked for). */
+  attribution?: AttributionSection;
   /** Extra sections added by allocators or importers (e.g. `fidelity`). */
   [section: string]: unknown;
 }

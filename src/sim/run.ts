@@ -7,6 +7,8 @@ import type { TraceFeed } from '../trace/pipeline/feed.js';
 import { replayInSteps, type ReplayOptions, type ReplayOutcome } from './replay.js';
 import { buildReplayReport, type ReplayReport } from './report.js';
 import { chooseStart, type StartMode, startNote } from './start.js';
+import type { AttributionOptions } from '../attribution/index.js';
+import { attributeReplay } from './holders.js';
 
 /** A replay request: which allocator, its options, the capacity, and the engine's options. */
 export interface RunOptions extends ReplayOptions {
@@ -18,6 +20,8 @@ export interface RunOptions extends ReplayOptions {
   capacityBytes?: number;
   /** How a replay of a recorded history starts (see src/sim/start.ts); default: decided from the options. */
   start?: StartMode;
+  /** Who holds the memory at the peaks and OOMs: how to group (default on; false: not computed). */
+  attribution?: AttributionOptions | false;
 }
 
 /** The report of a replay plus the live objects, for callers that look further (plots, tests). */
@@ -56,7 +60,14 @@ function startRun(trace: Trace, run: RunOptions): StartedRun {
   // A simulation of a recorded history is compared with it (an allocator that replays the history
   // itself has nothing to compare).
   const comparison = !def.needsRecordedHistory && PlacementComparison.applies(trace) ? new PlacementComparison(trace) : undefined;
-  const steps = replayInSteps(trace, allocator, capacity, comparison ? { ...run, onPlacement: comparison.chain(run.onPlacement) } : run);
+  const steps = replayInSteps(
+    trace,
+    allocator,
+    capacity,
+    comparison
+      ? { ...run, onPlacement: comparison.chain(run.onPlacement), onRecordedOom: (k, _e, live) => comparison.recordedOom(k, live, allocator, capacity) }
+      : run,
+  );
   const streams = !trace.recorded && !comparison && !start && (def.streams?.(resolved.values as never, capacity) ?? false);
   const result = (outcome: ReplayOutcome): RunResult => {
     const said = def.needsRecordedHistory ? undefined : startNote(start, trace, def.name);
@@ -68,7 +79,8 @@ function startRun(trace: Trace, run: RunOptions): StartedRun {
       outcome,
       notes,
     );
-    if (start) report['start'] = start;
+    if (start) report.start = start;
+    if (run.attribution !== false) report.attribution = attributeReplay(trace, outcome, def.name, run.attribution);
     for (const [key, value] of Object.entries(allocator.reportSections?.() ?? {})) {
       if (!(key in report)) report[key] = value;
     }

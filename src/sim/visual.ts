@@ -6,8 +6,10 @@ import type { OnOom, OomRecord } from './replay.js';
 import { type ReplaySummary, type TraceInfo, traceInfo } from './report.js';
 import { replay, type RunOptions, type RunResult } from './run.js';
 import type { StartMode } from './start.js';
+import type { GroupBy } from '../attribution/index.js';
 import { TimelineSampler } from './timeline.js';
 import { compactState, type CompactState, NameTable } from './visual-state.js';
+import { holdersOfStates, type VisualAttribution, type VisualHolders } from './visual-holders.js';
 
 /** Why a state is in the report. */
 export type MomentReason = 'peak-reserved' | 'peak-live' | 'oom' | 'sample';
@@ -20,6 +22,8 @@ export interface VisualState extends CompactState {
   reason: MomentReason;
   /** For an OOM: its index in the run's `ooms`. */
   oom: number | null;
+  /** Who held the memory then, and each piece's group (null when not computed). */
+  holders: VisualHolders | null;
 }
 
 /** Columns of a downsampled curve. */
@@ -53,6 +57,8 @@ export interface VisualRun {
   steps: VisualSteps;
   /** Ordered by event; several reasons at one event keep the first of peak-reserved, peak-live, sample. */
   states: VisualState[];
+  /** How the states' holders are grouped (null when not computed). */
+  attribution: VisualAttribution | null;
 }
 
 /** How much the page carries. */
@@ -182,26 +188,32 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions & { allocat
   const sample = { pieces: settings.samplePieces, segments: Math.max(2, Math.floor(settings.samplePieces / 2)), ids: false };
   if (wanted.size > 0) {
     const { onPlacement: _p, onProgress: _q, ...plain } = run;
-    const second = replay(trace, { ...plain, timelinePoints: 16, captureStateAt: [...wanted.keys()], captureOomStates: false });
+    const second = replay(trace, { ...plain, timelinePoints: 16, captureStateAt: [...wanted.keys()], captureOomStates: false, attribution: false });
     if (second.outcome.peakReservedBytes !== outcome.peakReservedBytes || second.outcome.eventsReplayed !== outcome.eventsReplayed) {
       throw new Error(`internal error: allocator "${run.allocator}" replayed the same trace differently twice (peak reserved ${outcome.peakReservedBytes} then ${second.outcome.peakReservedBytes})`);
     }
     for (const c of second.outcome.states) {
       const reason = wanted.get(c.event) ?? 'sample';
       const caps = reason === 'sample' ? sample : detail;
-      states.push({ event: c.event, step: stepOf(c.event), reason, oom: null, ...compactState(c.state, trace, ctx.tags, ctx.kinds, caps) });
+      states.push({ event: c.event, step: stepOf(c.event), reason, oom: null, holders: null, ...compactState(c.state, trace, ctx.tags, ctx.kinds, caps) });
     }
   }
   let k = 0;
   for (const c of outcome.states) {
     if (c.reason !== 'oom') continue;
     if (k < settings.oomStates && k < outcome.ooms.length) {
-      states.push({ event: c.event, step: stepOf(c.event), reason: 'oom', oom: k, ...compactState(c.state, trace, ctx.tags, ctx.kinds, detail) });
+      states.push({ event: c.event, step: stepOf(c.event), reason: 'oom', oom: k, holders: null, ...compactState(c.state, trace, ctx.tags, ctx.kinds, detail) });
     }
     k++;
   }
   // An OOM's state is the state before its request, so it sorts before a capture after that event.
   states.sort((a, b) => a.event - b.event || (a.reason === 'oom' ? 0 : 1) - (b.reason === 'oom' ? 0 : 1));
+  let attribution: VisualAttribution | null = null;
+  if (run.attribution !== false) {
+    const held = holdersOfStates(trace, states, outcome.droppedAllocations, run.attribution ?? {});
+    attribution = held.attribution;
+    states.forEach((s, k) => (s.holders = held.holders[k] ?? null));
+  }
   const visual: VisualRun = {
     name: report.allocator.name,
     kind: allocatorConfiguration(run.allocator ?? 'naive').def.needsRecordedHistory ? 'recorded' : 'allocator',
@@ -214,6 +226,7 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions & { allocat
     timeline: columns(outcome.timeline),
     steps: groupSteps(result, settings.stepBars),
     states,
+    attribution,
   };
   return { result, visual };
 }
@@ -221,7 +234,13 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions & { allocat
 /** What {@link collectComparedRuns} reads of a comparison (`memsim.compare/1`, built in `src/sweep/`). */
 export interface ComparedRows {
   /** `start`: how the row's replay of a recorded history started (replayed again the same way). */
-  allocators: readonly { name: string; kind: string; start?: { mode: StartMode; isAsked: boolean } | null }[];
+  /** `attribution`: the row's grouping of who holds the memory (the page groups its states so). */
+  allocators: readonly {
+    name: string;
+    kind: string;
+    start?: { mode: StartMode; isAsked: boolean } | null;
+    attribution?: { groupBy: GroupBy; top: number; stackDepth: number | null } | null;
+  }[];
   capacityBytes: number | null;
   onOom: OnOom;
 }
@@ -241,7 +260,16 @@ export function collectComparedRuns(
   const rows = compare.allocators.filter((e) => e.kind !== 'planner' && registered.has(parseConfiguration(e.name).name));
   return rows.map((e, k) => {
     const start = e.start?.isAsked ? { start: e.start.mode } : {};
-    const { visual } = collectVisualRun(ctx, { allocator: e.name, options: given[e.name] ?? {}, capacityBytes: compare.capacityBytes ?? Infinity, onOom: compare.onOom, ...start });
+    const a = e.attribution;
+    const attribution = a ? { groupBy: a.groupBy, top: a.top, ...(a.stackDepth !== null ? { stackDepth: a.stackDepth } : {}) } : undefined;
+    const { visual } = collectVisualRun(ctx, {
+      allocator: e.name,
+      options: given[e.name] ?? {},
+      capacityBytes: compare.capacityBytes ?? Infinity,
+      onOom: compare.onOom,
+      ...start,
+      ...(attribution ? { attribution } : {}),
+    });
     onProgress?.(k + 1, rows.length);
     // A variant (`caching[expandable_segments=true]`) keeps its row's name.
     return { ...visual, name: e.name };

@@ -11,6 +11,9 @@ import { type Contender, type ContenderKind, createContender, listContenders } f
 import type { OnOom, OomRecord } from '../sim/replay.js';
 import { type ReplaySummary, type TraceInfo, traceInfo } from '../sim/report.js';
 import type { StartChoice, StartMode } from '../sim/start.js';
+import type { AttributionOptions } from '../attribution/index.js';
+import type { AttributionSection } from '../sim/holders.js';
+import { settingsOf } from './jobs.js';
 
 /** One row of a comparison. */
 export interface CompareEntry {
@@ -33,6 +36,8 @@ export interface CompareEntry {
   notes: string[];
   /** How the row's replay of a recorded history started, and why; null for other traces and for plans. */
   start: StartChoice | null;
+  /** Who held the memory at the row's peaks and first OOM; null for plans. */
+  attribution: AttributionSection | null;
 }
 
 /** `memsim.compare/1`: the JSON report of `compare`, a stable contract for CI. */
@@ -69,6 +74,8 @@ export interface CompareOptions {
   onOom?: OnOom;
   /** How replays of a recorded history start (default: decided per row, see src/sim/start.ts). */
   start?: StartMode;
+  /** How to attribute the memory at each row's peaks and first OOM (default on; false: not computed). */
+  attribution?: AttributionOptions | false;
   /** Search the minimum capacity of each row. */
   minCapacity?: boolean;
   /** Grid of the search (default 1 MiB). */
@@ -146,7 +153,7 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
   const given = (name: string): Record<string, unknown> => o.options?.[name] ?? {};
   const adHoc = new Map((o.contenders ?? []).map((c) => [c.name, c]));
   // Built here first so that bad names and options are usage errors before any work starts.
-  const settings = o.start ? { start: o.start } : {};
+  const settings = settingsOf({ name: '', given: {}, ...(o.start ? { start: o.start } : {}), ...(o.attribution !== undefined ? { attribution: o.attribution } : {}) });
   const rows: Contender[] = [...names.map((n) => createContender(n, given(n), trace, settings)), ...adHoc.values()];
   if (rows.length === 0) throw new UsageError('nothing to compare: no allocator can run on this trace');
   const step = o.capacityStepBytes ?? DEFAULT_CAPACITY_STEP_BYTES;
@@ -155,7 +162,7 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
   const capacity = o.capacityBytes ?? (typeof fromMeta === 'number' ? fromMeta : Infinity);
   const onOom = o.onOom ?? 'stop';
   const mode = o.capacitySearch ?? 'bisect';
-  const build = (ref: ContenderRef): Contender => adHoc.get(ref.name) ?? createContender(ref.name, ref.given, trace, ref.start ? { start: ref.start } : {});
+  const build = (ref: ContenderRef): Contender => adHoc.get(ref.name) ?? createContender(ref.name, ref.given, trace, settingsOf(ref));
   const { runner, reason } = openRunner(trace, o, rows.length, build, (o.contenders ?? []).length > 0 ? 'contenders built by the caller run in this thread' : undefined);
   let done = 0;
   const search = o.minCapacity ? { stepBytes: step, mode } : null;
@@ -191,6 +198,7 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
     search,
     notes: run.notes,
     start: run.start ?? null,
+    attribution: run.attribution ?? null,
   }));
   const peakLive = trace.summary.peakLiveBytes;
   const report: CompareReport = {

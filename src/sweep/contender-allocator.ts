@@ -6,6 +6,7 @@ import type { Contender, ContenderProbe, ContenderProvider, ContenderSettings } 
 import { replayTrace } from '../sim/replay.js';
 import { summarize } from '../sim/report.js';
 import { chooseStart, startNote } from '../sim/start.js';
+import { attributeReplay } from '../sim/holders.js';
 
 /**
  * Replays the trace only to learn whether it fits: the requests and frees of the full engine
@@ -56,12 +57,14 @@ export function allocatorContender(def: AllocatorDefinition, given: Record<strin
       const allocator = create(capacityBytes);
       // One OOM record is all a comparison shows; the timeline is not shown at all.
       const outcome = replayTrace(t, allocator, capacityBytes, { onOom, maxOomRecords: 1, timelinePoints: 16 });
+      const attribution = settings.attribution === false ? null : attributeReplay(t, outcome, def.name, settings.attribution);
       return {
         completed: outcome.completed,
         summary: summarize(outcome),
         firstOom: outcome.ooms[0] ?? null,
         notes: [...resolved.notes, ...(said ? [said] : []), ...(allocator.notes?.() ?? [])],
         start,
+        attribution,
       };
     },
     probe(t, capacityBytes) {

@@ -4,6 +4,8 @@ import { formatConfiguration, parseConfiguration, withMoreOptions } from '../uti
 import type { OnOom, OomRecord } from '../sim/replay.js';
 import type { ReplaySummary } from '../sim/report.js';
 import type { StartChoice, StartMode } from '../sim/start.js';
+import type { AttributionOptions } from '../attribution/index.js';
+import type { AttributionSection } from '../sim/holders.js';
 
 /**
  * What a row of `memsim compare` is: an online allocator replayed event by event, an offline planner
@@ -23,6 +25,8 @@ export interface ContenderRun {
   notes: string[];
   /** How a replay of a recorded history started (rows that replay event by event), else null. */
   start?: StartChoice | null;
+  /** Who held the memory at the peaks and the first OOM (rows that replay event by event). */
+  attribution?: AttributionSection | null;
   /**
    * Set when the contender declined the trace once it saw it (e.g. a planner strategy for which the
    * problem is too large): the row moves to the report's `skipped` list with this reason.
@@ -57,6 +61,8 @@ export interface Contender {
 export interface ContenderSettings {
   /** How replays of a recorded history start (default: decided per row, see src/sim/start.ts). */
   start?: StartMode;
+  /** How to attribute the memory at the peaks and OOMs (default on; false: not computed). */
+  attribution?: AttributionOptions | false;
 }
 
 /** A name that `--allocators all` stands for, or one that cannot run on this trace and why. */

@@ -1,8 +1,9 @@
 import type { Trace } from '../trace/model.js';
 import { searchMinCapacity, type CapacitySearchMode, type CapacitySearchResult } from './capacity-search.js';
-import { type Contender, type ContenderRun, probeContender } from './contender.js';
+import { type Contender, type ContenderRun, type ContenderSettings, probeContender } from './contender.js';
 import type { OnOom } from '../sim/replay.js';
 import type { StartMode } from '../sim/start.js';
+import type { AttributionOptions } from '../attribution/index.js';
 
 /** Names a row and its options: what a worker needs to rebuild the contender. */
 export interface ContenderRef {
@@ -11,6 +12,13 @@ export interface ContenderRef {
   given: Record<string, unknown>;
   /** `--start`, when given (see src/sim/start.ts). */
   start?: StartMode;
+  /** How to attribute the memory (`--group-by`, `--top`, `--stack-depth`); false: not computed. */
+  attribution?: AttributionOptions | false;
+}
+
+/** The shared run settings a reference carries. */
+export function settingsOf(ref: ContenderRef): ContenderSettings {
+  return { ...(ref.start ? { start: ref.start } : {}), ...(ref.attribution !== undefined ? { attribution: ref.attribution } : {}) };
 }
 
 /**

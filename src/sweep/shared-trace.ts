@@ -43,6 +43,7 @@ export function shareTrace(trace: Trace): SharedTrace {
     freeEvent: shared(trace.freeEvent),
   };
   if (trace.recorded) out.recorded = sharedRecorded(trace.recorded);
+  if (trace.stacks) out.stacks = { ...trace.stacks, ofAllocation: shared(trace.stacks.ofAllocation) };
   return Object.assign(out, { isShared: true as const });
 }
 

@@ -8,6 +8,17 @@ import { rankRows, recommend, shortfall } from './tune-rank.js';
 import type { TunePart, TuneReport, TuneRow } from './tune-types.js';
 
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+const isBool = (x: unknown): boolean => typeof x === 'boolean';
+const isText = (x: unknown): boolean => typeof x === 'string';
+
+/** The fields of a row that the report reads, and their types. */
+const ROW_FIELDS: [string, (x: unknown) => boolean][] = [
+  ['name', isText], ['allocator', isText], ['options', isObj], ['current', isBool], ['reference', isBool], ['fits', isBool],
+  ['minCapacityBytes', (x) => x === null || isNum(x)], ['peakReservedBytes', isNum], ['oomCount', isNum],
+  ['deviceAllocCalls', isNum], ['deviceFreeCalls', isNum], ['setting', (x) => x === null || isText(x)],
+  ['changes', Array.isArray], ['replays', isNum],
+];
 
 /** Checks that parsed JSON is a `memsim.tune-part/1` (the output of `tune --shard`). */
 export function parseTunePart(json: unknown, path: string): TunePart {
@@ -20,9 +31,14 @@ export function parseTunePart(json: unknown, path: string): TunePart {
   if (!isObj(shard) || !Number.isSafeInteger(shard['index']) || !Number.isSafeInteger(shard['count'])) return bad('no shard index and count');
   if (!Array.isArray(json['rows'])) return bad('no "rows" array');
   for (const [k, r] of (json['rows'] as unknown[]).entries()) {
-    if (!isObj(r) || typeof r['name'] !== 'string' || typeof r['allocator'] !== 'string' || typeof r['fits'] !== 'boolean') return bad(`rows[${k}] lacks name, allocator or fits`);
+    if (!isObj(r)) return bad(`rows[${k}] is not an object`);
+    const wrong = ROW_FIELDS.find(([key, ok]) => !ok(r[key]));
+    if (wrong) return bad(`rows[${k}].${wrong[0]} is missing or of the wrong type`);
   }
-  if (!isObj(json['settings']) || !isObj(json['trace']) || !isObj(json['lowerBound']) || !isObj(json['tool'])) return bad('lacks settings, trace, lowerBound or tool');
+  const settings = json['settings'];
+  if (!isObj(settings) || !isObj(json['trace']) || !isObj(json['lowerBound']) || !isObj(json['tool'])) return bad('lacks settings, trace, lowerBound or tool');
+  if (!Array.isArray(settings['allocators']) || !Array.isArray(settings['spaces']) || !isNum(settings['capacityStepBytes'])) return bad('settings lack allocators, spaces or capacityStepBytes');
+  if (typeof json['tool']['version'] !== 'string' || !isNum(json['lowerBound']['peakLiveBytes'])) return bad('lacks tool.version or lowerBound.peakLiveBytes');
   return json as unknown as TunePart;
 }
 

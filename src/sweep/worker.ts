@@ -7,6 +7,7 @@ import { runJob, type CompareJob } from './jobs.js';
 import type { WorkerInit, WorkerReply } from './pool.js';
 import { createContender } from './contenders.js';
 import { traceFromShared } from './shared-trace.js';
+import { settingsOf } from './jobs.js';
 
 const init = workerData as WorkerInit;
 for (const m of init.modules) await import(m);
@@ -16,7 +17,7 @@ const port = parentPort;
 port?.on('message', (job: CompareJob) => {
   let reply: WorkerReply;
   try {
-    reply = { ok: true, result: runJob(trace, job, (ref) => createContender(ref.name, ref.given, trace, ref.start ? { start: ref.start } : {})) };
+    reply = { ok: true, result: runJob(trace, job, (ref) => createContender(ref.name, ref.given, trace, settingsOf(ref))) };
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
     reply = { ok: false, error: { name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}) } };

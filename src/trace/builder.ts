@@ -1,7 +1,7 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
 import { columnOf, growColumn, growsInPlace, newColumn } from './columns.js';
 import { decimalId, IdTable, StringInterner } from './id-table.js';
-import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta } from './model.js';
+import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta, type TraceStacks } from './model.js';
 
 /** Options every reader accepts. */
 export interface BuildOptions {
@@ -23,6 +23,13 @@ export interface BuildOptions {
 
 const encoder = new TextEncoder();
 
+/** A copy of `a` with `n` entries: its first ones, then zeros. */
+function resized(a: Uint32Array, n: number): Uint32Array {
+  const b = new Uint32Array(n);
+  b.set(a.subarray(0, Math.min(n, a.length)));
+  return b;
+}
+
 /**
  * Receives events from a reader, applies the semantic checks of the trace format in the same pass,
  * and builds the columnar {@link Trace}. Readers report syntax and type problems through
@@ -35,6 +42,8 @@ export class TraceBuilder {
   readonly file: string;
   readonly problems = new ProblemList();
   meta: TraceMeta = {};
+  /** The allocations' call stacks, when the reader knows them (set by the importer). */
+  stacks: TraceStacks | undefined;
   /**
    * Set by importers of files without lines (a snapshot's `device_traces[d]`): the `line` given with
    * each event is then 1 + the index of its entry in that list, problems name the entry by its path
@@ -483,6 +492,10 @@ export class TraceBuilder {
     };
     if (this.entries) trace.entryList = this.entries.list;
     if (recorded) trace.recorded = recorded;
+    if (this.stacks) {
+      const of = this.stacks.ofAllocation;
+      trace.stacks = of.length === a ? this.stacks : { ...this.stacks, ofAllocation: resized(of, a) };
+    }
     return trace;
   }
 }

@@ -107,6 +107,29 @@ export interface Trace {
   initialEvents: number;
   /** Importer-specific record of what the real allocator did (addresses, segments, settings). */
   recorded?: RecordedHistory;
+  /** The call stack of each allocation, when the source records stacks (PyTorch snapshots). */
+  stacks?: TraceStacks;
+}
+
+/**
+ * Call stacks of allocations, interned: each distinct stack is stored once as a run of frame
+ * indices, each distinct frame once as text, and each allocation names its stack by number. Only
+ * the user's frames are kept (for PyTorch snapshots: past the allocator's, torch's own and the
+ * interpreter's frames), innermost first; the first one is the allocation's tag.
+ */
+export interface TraceStacks {
+  /** Stack per allocation (0: none recorded, or no user frame in it). */
+  ofAllocation: Uint32Array;
+  /** Stack `s` is `frameRun[runStart[s] .. runStart[s + 1])`; stack 0 is empty. */
+  runStart: Uint32Array;
+  /** Frame indices of every stack, one run after the other. */
+  frameRun: Uint32Array;
+  /** Interned frames as `file:line:function` (the viewer's notation); `frames[0]` is unused (''). */
+  frames: string[];
+  /** File of each frame, an index into {@link TraceStacks.files}. */
+  frameFile: Uint32Array;
+  /** Interned file names; `files[0]` is unused (''). */
+  files: string[];
 }
 
 /**

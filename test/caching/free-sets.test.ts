@@ -3,10 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { FreeSets } from '../../src/allocators/caching/free-sets.js';
 
 class Sets extends FreeSets {
-  constructor(blocks: number) {
+  constructor(blocks: number, sets = 2) {
     super();
-    this.addSet();
-    this.addSet();
+    for (let k = 0; k < sets; k++) this.addSet();
     if (blocks > this.ptr.length) this.growBlocks(blocks);
   }
 }
@@ -24,9 +23,9 @@ const opOf = (kinds: Op['kind'][], sets = [0, 0, 1]): fc.Arbitrary<Op> =>
 const opArb = opOf(['insert', 'insert', 'insert', 'remove', 'rekey', 'rekey', 'probe']);
 
 /** Drives the sets and a plain sorted model side by side; they must agree after every step. */
-function check(ops: Op[], blocks: number): Sets {
-  const f = new Sets(blocks);
-  const model: number[][] = [[], []];
+function check(ops: Op[], blocks: number, sets = 2): Sets {
+  const f = new Sets(blocks, sets);
+  const model: number[][] = Array.from({ length: sets }, () => []);
   const where = new Int32Array(blocks).fill(-1);
   const key = (id: number): [number, number] => [f.size[id]!, f.ptr[id]!];
   const before = (x: number, y: number): boolean => {
@@ -62,6 +61,9 @@ function check(ops: Op[], blocks: number): Sets {
     expect(f.count(s)).toBe(m.length);
     expect(f.setBlocks(s)).toEqual(m);
     expect(f.setLast(s)).toBe(m.length > 0 ? m[m.length - 1] : -1);
+    // The largest block of all sets and their count, read without visiting the sets.
+    expect(f.largestInSets()).toBe(Math.max(0, ...model.flat().map((id) => f.size[id]!)));
+    expect(f.totalCount).toBe(model.reduce((n, x) => n + x.length, 0));
     if (m.length > 0) {
       const k = op.pick % m.length;
       expect(f.setNext(s, m[k]!)).toBe(k + 1 < m.length ? m[k + 1] : -1);
@@ -74,6 +76,16 @@ function check(ops: Op[], blocks: number): Sets {
 const isTreap = (f: Sets, s: number): boolean => (f as unknown as { isTreap: Uint8Array }).isTreap[s] === 1;
 
 describe('free sets', () => {
+  it('know their largest block and their count across many sets (one per stream and pool)', () => {
+    const sets = Array.from({ length: 37 }, (_, k) => k);
+    fc.assert(
+      fc.property(fc.array(opOf(['insert', 'insert', 'remove', 'rekey'], sets), { maxLength: 300 }), (ops) => {
+        check(ops, 256, 37);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('agree with a sorted list while small (sorted arrays)', () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 200 }), (ops) => {

@@ -23,7 +23,7 @@ describe('memsim replay', () => {
     expect(a.code).toBe(0);
     expect(a.stdout).toBe(b.stdout);
     const j = JSON.parse(a.stdout);
-    expect(Object.keys(j)).toEqual(['schema', 'tool', 'trace', 'allocator', 'capacityBytes', 'completed', 'summary', 'ooms', 'steps', 'timeline', 'notes']);
+    expect(Object.keys(j)).toEqual(['schema', 'tool', 'trace', 'allocator', 'capacityBytes', 'completed', 'summary', 'ooms', 'steps', 'timeline', 'notes', 'attribution']);
     expect(j.schema).toBe('memsim.replay/1');
     expect(j.trace).toMatchObject({ format: 'json', events: 7, allocs: 4, frees: 3, steps: 3, skipped: { unknownFree: 0, doubleAlloc: 0 } });
     expect(j.allocator).toMatchObject({ name: 'naive', options: { alignment: 512, page: 2097152, large_threshold: 1048576 } });

@@ -170,6 +170,13 @@ describe('memsim tune: shards, threads, merge', () => {
     const notPart = join(dir, 'not-part.json');
     writeFileSync(notPart, whole['json'] as string);
     expect(runCli(['tune', '--merge', notPart]).stderr).toContain('not a memsim.tune-part/1 file (written by memsim tune --shard): schema is "memsim.tune/1"');
+    const broken = join(dir, 'broken.json');
+    const part = JSON.parse(readFileSync(p(1), 'utf8'));
+    delete part.rows[0].peakReservedBytes;
+    writeFileSync(broken, JSON.stringify(part));
+    const b = runCli(['tune', '--merge', broken, p(2), p(3)]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain('rows[0].peakReservedBytes is missing or of the wrong type');
     expect(runCli(['tune', trace, '--shard', '4/3']).stderr).toContain('--shard: expected i/n with 1 <= i <= n, got 4/3');
     expect(runCli(['tune', trace, '--merge', p(1)]).code).toBe(2);
     expect(runCli(['tune']).stderr).toContain('missing the trace (or --merge part files)');

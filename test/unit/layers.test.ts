@@ -8,10 +8,12 @@ import { ROOT } from '../helpers.js';
  * itself, and the shared top-level modules errors.ts and version.ts). Data flows one way.
  */
 const ALLOWED: Record<string, readonly string[]> = {
-  cli: ['report', 'sweep', 'sim', 'allocators', 'planners', 'gen', 'trace', 'util'],
-  report: ['sweep', 'sim', 'allocators', 'planners', 'trace', 'util'],
-  sweep: ['sim', 'allocators', 'planners', 'trace', 'util'],
-  sim: ['allocators', 'trace', 'util'],
+  cli: ['report', 'diff', 'sweep', 'sim', 'attribution', 'allocators', 'planners', 'gen', 'trace', 'util'],
+  report: ['diff', 'sweep', 'sim', 'attribution', 'allocators', 'planners', 'trace', 'util'],
+  diff: ['sweep', 'sim', 'attribution', 'allocators', 'trace', 'util'],
+  sweep: ['sim', 'attribution', 'allocators', 'planners', 'trace', 'util'],
+  sim: ['attribution', 'allocators', 'trace', 'util'],
+  attribution: ['trace', 'util'],
   allocators: ['trace', 'util'],
   planners: ['trace', 'util'],
   gen: ['trace', 'util'],

@@ -311,19 +311,13 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     return this.size[handle] as number;
   }
 
+  /** O(1) however many streams: the free sets keep their largest blocks in a tournament tree. */
   largestFreeBlockBytes(): number {
-    let best = 0;
-    for (let k = 0; k < this.setCount; k++) {
-      const id = this.setLast(k);
-      if (id >= 0 && (this.size[id] as number) > best) best = this.size[id] as number;
-    }
-    return best;
+    return this.largestInSets();
   }
 
   freeBlockCount(): number {
-    let n = 0;
-    for (let k = 0; k < this.setCount; k++) n += this.count(k);
-    return n;
+    return this.totalCount;
   }
 
   lastFailure(): AllocationFailure {

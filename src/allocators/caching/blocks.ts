@@ -55,11 +55,16 @@ export class BlockStore extends FreeSets {
   private freeIds = new Int32Array(256);
   private freeIdTop = 0;
 
-  /** Unmapped ranges of expandable segments per (stream index * 2 + pool), keyed (address, 0). */
-  readonly unmappedSets: OrderedSet[] = [];
+  /**
+   * Unmapped ranges of expandable segments per (stream index * 2 + pool), keyed (address, 0); made
+   * when a stream first has one (streams without expandable segments cost nothing here).
+   */
+  readonly unmappedSets: (OrderedSet | undefined)[] = [];
   /** Stream value of each stream index. */
   readonly streamValues: number[] = [];
   private readonly streamIndexOf = new Map<number, number>();
+  /** {@link BlockStore.streamsInOrder}, sorted again only when a stream is added. */
+  private streamOrder: number[] = [];
   private lastStream = NaN;
   private lastStreamIndex = -1;
   /** get_free_blocks_call_count of the small (0) and large (1) pool. */
@@ -93,7 +98,7 @@ export class BlockStore extends FreeSets {
       // Free sets 2k (small pool) and 2k+1 (large pool).
       this.addSet();
       this.addSet();
-      this.unmappedSets.push(new OrderedSet(8), new OrderedSet(8));
+      this.unmappedSets.push(undefined, undefined);
     }
     this.lastStream = stream;
     this.lastStreamIndex = k;
@@ -107,7 +112,10 @@ export class BlockStore extends FreeSets {
 
   /** Stream indices in the order of their values (the order of BlockComparatorSize's first key). */
   streamsInOrder(): number[] {
-    return this.streamValues.map((_, k) => k).sort((x, y) => (this.streamValues[x] as number) - (this.streamValues[y] as number));
+    if (this.streamOrder.length !== this.streamValues.length) {
+      this.streamOrder = this.streamValues.map((_, k) => k).sort((x, y) => (this.streamValues[x] as number) - (this.streamValues[y] as number));
+    }
+    return this.streamOrder;
   }
 
   /** A new block (`new Block(...)`), not in any set. */
@@ -178,7 +186,13 @@ export class BlockStore extends FreeSets {
   }
 
   unmappedSetOf(id: number): OrderedSet {
-    return this.unmappedSets[(this.streamOf[id] as number) * 2 + (this.isSmall(id) ? 0 : 1)] as OrderedSet;
+    const k = (this.streamOf[id] as number) * 2 + (this.isSmall(id) ? 0 : 1);
+    let set = this.unmappedSets[k];
+    if (set === undefined) {
+      set = new OrderedSet(8);
+      this.unmappedSets[k] = set;
+    }
+    return set;
   }
 
   /** BlockPool::insert_into_blocks: the block enters the free set and its GC age restarts. */

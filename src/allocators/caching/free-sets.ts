@@ -24,6 +24,15 @@ export class FreeSets extends TreapSets {
   private isTreap = new Uint8Array(8);
   /** Number of sets. */
   setCount = 0;
+  /** Blocks in all sets. */
+  totalCount = 0;
+  /**
+   * The largest block of every set, as a tournament tree (leaf `leaves + s` for set s, each inner
+   * node the larger of its children), so that the largest free block of thousands of streams is
+   * read in O(1) and kept in O(log sets) only when a set's largest block changes.
+   */
+  private maxTree = new Float64Array(2);
+  private leaves = 1;
 
   /** Adds an empty set; returns its index. */
   protected addSet(): number {
@@ -31,7 +40,37 @@ export class FreeSets extends TreapSets {
     this.growSets(k);
     if (k >= this.isTreap.length) this.isTreap = grown(this.isTreap, k * 2);
     this.arrays.push(new Int32Array(16));
+    if (k >= this.leaves) this.growMaxTree();
     return k;
+  }
+
+  /** The largest block in any set (0 when all are empty). */
+  largestInSets(): number {
+    return this.maxTree[1] as number;
+  }
+
+  private growMaxTree(): void {
+    const old = this.maxTree;
+    const oldLeaves = this.leaves;
+    this.leaves *= 2;
+    this.maxTree = new Float64Array(this.leaves * 2);
+    for (let k = 0; k < oldLeaves; k++) this.maxTree[this.leaves + k] = old[oldLeaves + k] as number;
+    for (let i = this.leaves - 1; i >= 1; i--) this.maxTree[i] = Math.max(this.maxTree[2 * i] as number, this.maxTree[2 * i + 1] as number);
+  }
+
+  /** After a change of set `s`: its largest block into the tree, when it changed. */
+  private noteMax(s: number): void {
+    const last = this.setLast(s);
+    const v = last >= 0 ? (this.size[last] as number) : 0;
+    const t = this.maxTree;
+    let i = this.leaves + s;
+    if (t[i] === v) return;
+    t[i] = v;
+    for (i >>= 1; i >= 1; i >>= 1) {
+      const m = Math.max(t[2 * i] as number, t[2 * i + 1] as number);
+      if (t[i] === m) return;
+      t[i] = m;
+    }
   }
 
   /** Grows the per-block arrays to `n` entries. */
@@ -42,30 +81,36 @@ export class FreeSets extends TreapSets {
 
   /** Adds block `id` to set `s` under its current (size, address). */
   setInsert(s: number, id: number): void {
+    this.totalCount++;
     if (this.isTreap[s] === 0) {
-      if ((this.counts[s] as number) < ARRAY_MAX) {
-        this.arrayInsert(s, id);
-        return;
+      if ((this.counts[s] as number) < ARRAY_MAX) this.arrayInsert(s, id);
+      else {
+        this.toTreap(s);
+        this.treapInsert(s, id);
       }
-      this.toTreap(s);
+    } else {
+      this.treapInsert(s, id);
     }
-    this.treapInsert(s, id);
+    this.noteMax(s);
   }
 
   /** Removes block `id` from set `s`. */
   setRemove(s: number, id: number): void {
+    this.totalCount--;
     if (this.isTreap[s] === 0) {
       this.arrayRemove(s, id);
-      return;
+    } else {
+      this.treapRemove(s, id);
+      if ((this.counts[s] as number) < ARRAY_MIN) this.toArray(s);
     }
-    this.treapRemove(s, id);
-    if ((this.counts[s] as number) < ARRAY_MIN) this.toArray(s);
+    this.noteMax(s);
   }
 
   /** Gives block `id` of set `s` the key (newSize, newPtr) and moves it to its new place. */
   setRekey(s: number, id: number, newSize: number, newPtr: number): void {
     if (this.isTreap[s] === 0) this.arrayRekey(s, id, newSize, newPtr);
     else this.treapRekey(s, id, newSize, newPtr);
+    this.noteMax(s);
   }
 
   /** The first block of set `s` at or after (size, address), or -1 (std::set::lower_bound). */

@@ -180,15 +180,22 @@ export class RecordedReplay implements SegmentPlacement {
   /** A recorded segment_free (empty_cache, or the real OOM retry): the same cached segment goes back. */
   private release(e: RecordedSegmentEvent): void {
     const a = this.alloc;
-    for (let k = 0; k < a.setCount; k++) {
-      const id = a.setLowerBound(k, e.sizeBytes, e.address);
-      if (id < 0 || a.size[id] !== e.sizeBytes || a.ptr[id] !== e.address) continue;
-      if (!a.isSplit(id) && (a.seg[id] as number) < 0) {
-        a.releaseBlock(id);
-        this.releasedAsRecorded++;
-      }
-      return;
+    // The recorded stream's two sets first (one probe each), then every set.
+    const stream = a.knownStreamIndex(e.stream);
+    if (stream >= 0 && (this.releaseFrom(e, stream * 2) || this.releaseFrom(e, stream * 2 + 1))) return;
+    for (let k = 0; k < a.setCount; k++) if (this.releaseFrom(e, k)) return;
+  }
+
+  /** Releases the cached segment of set `k` at the event's address and size; false when the set has no such block. */
+  private releaseFrom(e: RecordedSegmentEvent, k: number): boolean {
+    const a = this.alloc;
+    const id = a.setLowerBound(k, e.sizeBytes, e.address);
+    if (id < 0 || a.size[id] !== e.sizeBytes || a.ptr[id] !== e.address) return false;
+    if (!a.isSplit(id) && (a.seg[id] as number) < 0) {
+      a.releaseBlock(id);
+      this.releasedAsRecorded++;
     }
+    return true;
   }
 
   take(kind: 'alloc' | 'map', sizeBytes: number): number {

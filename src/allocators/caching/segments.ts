@@ -102,7 +102,8 @@ export class SegmentStore extends ExpandableStore {
   poolBlocksInOrder(isSmall: boolean): number[] {
     const out: number[] = [];
     for (const k of this.streamsInOrder()) {
-      out.push(...this.setBlocks(k * 2 + (isSmall ? 0 : 1)));
+      const set = k * 2 + (isSmall ? 0 : 1);
+      if (this.count(set) > 0) out.push(...this.setBlocks(set));
     }
     return out;
   }

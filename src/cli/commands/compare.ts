@@ -14,6 +14,7 @@ import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput } f
 import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
 import { comparisonPage } from '../html.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
+import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
 
 const schema = z.object({
   allocators: z.string().default('all'),
@@ -30,6 +31,7 @@ const schema = z.object({
   failOn: z.array(z.string()).default([]),
   onOom: z.enum(['stop', 'continue']).default('stop'),
   start: z.enum(['recorded', 'fresh']).optional(),
+  ...attributionFields,
   jobs: intArg.refine((n) => n >= 1, 'must be at least 1').optional(),
   ...traceInputFields,
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
@@ -73,7 +75,7 @@ function readBaseline(path: string): unknown {
 }
 
 export function compareCommand(): Command {
-  return addTraceInputOptions(
+  return addAttributionOptions(addTraceInputOptions(
     new Command('compare')
       .description('replay a trace through several allocators side by side: peak usage, fragmentation, OOMs, minimum capacity, CI gates')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
@@ -132,6 +134,7 @@ Examples:
             ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
             onOom: o.onOom,
             ...(o.start ? { start: o.start } : {}),
+            attribution: attributionOptions(o),
             minCapacity: o.minCapacity,
             capacityStepBytes: o.capacityStep,
             capacitySearch: o.capacitySearch,
@@ -157,5 +160,5 @@ Examples:
         const last = failures[failures.length - 1];
         if (last) throw new GateFailure(last.message);
       }),
-  );
+  ));
 }

@@ -13,6 +13,7 @@ import { GateFailure } from '../errors.js';
 import { collect, flag, flagSchema, parseOptionPairs, parseOptions } from '../flags.js';
 import { htmlDestination, LineFile, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
 import { addTraceInputOptions, readOptions, traceInputFlags } from '../trace-flags.js';
+import { addAttributionOptions, attributionFlags, attributionOptions } from '../attribution-flags.js';
 
 // `replay` is on the start-up path: its flags are checked without zod, its allocator and importer
 // are loaded by name, and the HTML report's code only for --format html.
@@ -26,6 +27,7 @@ const schema = flagSchema({
   onOom: flag.oneOf(['stop', 'continue'], 'stop'),
   allowOom: flag.boolean(false),
   start: flag.maybeOneOf(['recorded', 'fresh']),
+  ...attributionFlags,
   ...traceInputFlags,
   progress: flag.oneOf(['auto', 'always', 'never'], 'auto'),
   color: flag.boolean(true),
@@ -52,7 +54,7 @@ export function oomGate(report: ReplayReport): string | undefined {
 }
 
 export function replayCommand(): Command {
-  return addTraceInputOptions(
+  return addAttributionOptions(addTraceInputOptions(
     new Command('replay')
       .description('replay a trace through an allocator and report peak usage, fragmentation and OOMs')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
@@ -107,6 +109,7 @@ Examples:
             ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
             onOom: o.onOom,
             ...(o.start ? { start: o.start } : {}),
+            attribution: attributionOptions(o),
             onProgress: (done, total) => progress.update(done, total),
             ...(placements
               ? {
@@ -132,5 +135,5 @@ Examples:
         const gate = oomGate(result.report);
         if (gate && !o.allowOom) throw new GateFailure(gate);
       }),
-  );
+  ));
 }

@@ -10,6 +10,7 @@ import { htmlDestination, Progress, type ProgressMode, writeOutput } from '../io
 import { bytesArg, collect, intArg, parseOptions } from '../options.js';
 import { optionsByRow } from './compare.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
+import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
 
 const schema = z.object({
   allocators: z.string().default('all'),
@@ -18,6 +19,7 @@ const schema = z.object({
   output: z.string().optional(),
   onOom: z.enum(['stop', 'continue']).default('stop'),
   start: z.enum(['recorded', 'fresh']).optional(),
+  ...attributionFields,
   states: intArg.refine((n) => n <= 1000, 'at most 1000').default(32),
   timelinePoints: intArg.refine((n) => n >= 100 && n <= 100_000, 'between 100 and 100000').default(4000),
   jobs: intArg.refine((n) => n >= 1, 'must be at least 1').optional(),
@@ -26,7 +28,7 @@ const schema = z.object({
 });
 
 export function reportCommand(): Command {
-  return addTraceInputOptions(
+  return addAttributionOptions(addTraceInputOptions(
     new Command('report')
       .description('write a self-contained HTML report: memory over time, allocator states drawn to scale, per-step peaks, tables, OOMs')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
@@ -68,6 +70,7 @@ Examples:
             ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
             onOom: o.onOom,
             ...(o.start ? { start: o.start } : {}),
+            attribution: attributionOptions(o),
             ...(o.jobs !== undefined ? { jobs: o.jobs } : {}),
             onProgress: (done, total) => progress.update(done, total, 'allocators'),
           });
@@ -77,5 +80,5 @@ Examples:
         const settings = { sampleStates: o.states, timelinePoints: o.timelinePoints };
         writeOutput(comparisonPage(trace, result.report, given, { command: 'report', progress: o.progress as ProgressMode, settings }), o.output);
       }),
-  );
+  ));
 }

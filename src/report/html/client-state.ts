@@ -10,7 +10,7 @@ window.memsim.parts.push(function (M, D) {
   'use strict';
   var SEG = 8, PIECE = 5, FREE = -1, AGG = -2, UNKNOWN = -3;
   var ROW_H = 18, ROW_GAP = 4, LABEL_W = 76, MAX_ROWS = 32;
-  var S = (M.state = { run: -1, index: -1, color: 'tag', picked: null, layout: null });
+  var S = (M.state = { run: -1, index: -1, color: 'tag', picked: null, layout: null, highlight: null, pinned: null });
 
   function decode(st) {
     if (st._d) return st._d;
@@ -120,6 +120,7 @@ window.memsim.parts.push(function (M, D) {
     var st = run.states[k];
     M.pickedEvent = st ? (S.picked !== null ? S.picked : st.event) : null;
     M.placeMarkers();
+    if (M.renderHolders) M.renderHolders(run, st);
     if (!st) { head.textContent = run.name + ': no state captured'; note.textContent = ''; M.drawState(); return; }
     momentSel.value = String(k);
     var t = st.totals, when;
@@ -212,6 +213,30 @@ window.memsim.parts.push(function (M, D) {
       var rq = p[j * PIECE + 2];
       ctx.fillStyle = rq === FREE ? freePat : rq === AGG ? aggPat : colorOf(p, j, th, [lo, hi]);
       fill(d.pStart[j], d.pStart[j] + p[j * PIECE + 1]);
+    }
+    // A lit group (a row of the holders table): everything is faded into the background, then its
+    // blocks are drawn again as they are, with a bar under them (at least 2 px wide, so that small
+    // ones show).
+    var lit = S.highlight !== null && st.holders ? st.holders.piece : null;
+    if (lit) {
+      ctx.globalAlpha = 0.75;
+      ctx.fillStyle = th.bg;
+      fill(0, d.total);
+      ctx.globalAlpha = 1;
+      for (j = 0; j < d.m; j++) {
+        if (lit[j] !== S.highlight) continue;
+        ctx.fillStyle = colorOf(p, j, th, [lo, hi]);
+        fill(d.pStart[j], d.pStart[j] + p[j * PIECE + 1]);
+      }
+      ctx.fillStyle = th.accent;
+      for (j = 0; j < d.m; j++) {
+        if (lit[j] !== S.highlight) continue;
+        var a0 = d.pStart[j], b0 = a0 + p[j * PIECE + 1], r0 = Math.floor(a0 / rowBytes), r1 = Math.floor((b0 - 1) / rowBytes);
+        for (var rr = r0; rr <= r1; rr++) {
+          var base = rr * rowBytes, s0 = Math.max(a0, base), e0 = Math.min(b0, base + rowBytes);
+          ctx.fillRect(LABEL_W + ((s0 - base) / rowBytes) * PW, rr * (ROW_H + ROW_GAP) + ROW_H, Math.max(2, ((e0 - s0) / rowBytes) * PW), 3);
+        }
+      }
     }
     // Segment boundaries: a gap in the background colour, so adjacent segments stay apart.
     ctx.fillStyle = th.bg;

@@ -4,6 +4,7 @@ import type { HtmlAssets } from './assets.js';
 import { CLIENT_CHARTS_JS } from './client-charts.js';
 import { CLIENT_CORE_JS } from './client-core.js';
 import { CLIENT_STATE_JS } from './client-state.js';
+import { CLIENT_HOLDERS_JS } from './client-holders.js';
 import { gzipSync } from 'node:zlib';
 import { esc, scriptText } from './escape.js';
 import { compareHtml, detailsHtml, headerHtml, oomsHtml, summaryHtml } from './sections.js';
@@ -51,9 +52,12 @@ export function renderHtmlReport(d: VisualReport<CompareReport>, assets: HtmlAss
     `<section id="state"><h2>Allocator state</h2>
 <div class="controls"><label>allocator <select id="state-run"></select></label><label>moment <select id="state-moment"></select></label><span>colour by:</span><label><input type="radio" name="state-color" value="tag" checked> tag</label><label><input type="radio" name="state-color" value="size"> size</label></div>
 <p id="state-head"></p>
+<div id="state-body"><div id="state-main">
 <div id="state-map-wrap"><canvas id="state-map" height="40" role="img" aria-label="allocator state"></canvas><div id="state-tip" hidden></div></div>
 <div id="state-legend" class="legend"></div>
-<p id="state-note" class="note"></p></section>`,
+<p id="state-note" class="note"></p></div>
+<aside id="state-holders"><h3>Who holds the memory</h3><p id="holders-caption" class="hint"></p><div id="holders-table" class="table-wrap"></div><pre id="holder-stack" hidden></pre></aside>
+</div></section>`,
     `<section id="steps"><h2>Per-step peaks</h2>\n<div id="step-charts"></div></section>`,
     `<section id="ooms"><h2>Out of memory</h2>\n${oomsHtml(d)}</section>`,
     `<section id="details"><h2>Allocators</h2>\n${detailsHtml(d)}</section>`,
@@ -77,7 +81,7 @@ export function renderHtmlReport(d: VisualReport<CompareReport>, assets: HtmlAss
     ...sections,
     `<script type="application/octet-stream" id="memsim-data" data-encoding="gzip+base64">\n${packData(d)}\n</script>`,
     `<script>\n${licenseComment(assets)}\n${scriptText(assets.uplotJs)}\n</script>`,
-    `<script>\n${scriptText(CLIENT_CORE_JS + CLIENT_CHARTS_JS + CLIENT_STATE_JS)}\n</script>`,
+    `<script>\n${scriptText(CLIENT_CORE_JS + CLIENT_CHARTS_JS + CLIENT_HOLDERS_JS + CLIENT_STATE_JS)}\n</script>`,
     '</body>',
     '</html>',
     '',

@@ -109,7 +109,7 @@ function oomDetails(run: VisualRun, runIndex: number, k: number): string {
     o.recorded
       ? `<summary>OOM ${k + 1} ${where}: ${esc(oomWhat(o))} — ${o.kind}</summary>`
       : `<summary>OOM ${k + 1} ${where}: <code>${esc(o.id)}</code>${o.tag ? ` (${esc(o.tag)})` : ''} of ${formatBytes(o.sizeBytes)}, rounded to ${formatBytes(o.roundedBytes)} — ${o.kind}</summary>`,
-    `<p><strong>${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}</strong>: ${esc(explainOom(o))} ${button}</p>`,
+    `<p><strong>${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}</strong>: ${esc(o.explanation ?? explainOom(o))} ${button}</p>`,
     o.native ? `<p class="muted">${esc(run.name)} says:</p>\n<pre class="native">${esc(o.native)}</pre>` : '',
     '</details>',
   ].join('\n');

@@ -61,6 +61,18 @@ select { font: inherit; color: var(--fg); background: var(--bg); border: 1px sol
 .mk:hover, .mk:focus { transform: translate(-50%, -50%) scale(1.35); outline: none; }
 .mk-oom { color: var(--bad); font-weight: 700; }
 .mk-pick { position: absolute; width: 2px; height: 100%; top: 0; transform: none; background: var(--accent); opacity: 0.7; pointer-events: none; }
+#state-body { display: flex; flex-wrap: wrap; gap: 8px 20px; align-items: flex-start; }
+#state-main { flex: 1 1 620px; min-width: 0; }
+#state-holders { flex: 0 1 460px; min-width: 0; }
+#state-holders h3 { margin-top: 0; }
+#state-holders table { font-size: 12.5px; width: 100%; }
+#state-holders td.num { white-space: nowrap; }
+#state-holders td.key { overflow-wrap: anywhere; font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 12px; }
+#state-holders tr.holder { cursor: pointer; }
+#state-holders tr.holder:hover, #state-holders tr.hl { background: var(--panel); outline: 2px solid var(--accent); outline-offset: -2px; }
+#state-holders tr.pinned td.key { font-weight: 700; }
+#state-holders tr.other td { color: var(--muted); }
+#holder-stack { font-size: 11.5px; white-space: pre-wrap; word-break: break-all; }
 #state-map-wrap { position: relative; }
 #state-map { display: block; width: 100%; }
 #state-tip { position: absolute; pointer-events: none; background: var(--tip-bg); color: var(--tip-fg); padding: 6px 8px;

@@ -17,13 +17,15 @@ const TORCH_PYTHON = /[\\/](?:site|dist)-packages[\\/]torch[\\/]|[\\/]torch[\\/]
 /** C++ frames of the allocator and of tensor creation inside ATen/c10. */
 const ALLOCATOR_CPP = /CUDACachingAllocator|^c10::|^at::|^torch::|^THP|^std::/;
 
-interface Frame {
+/** One frame of a stack as snapshots hold it. */
+export interface Frame {
   name: string;
   filename: string;
   line: number;
 }
 
-function asFrame(v: PickleValue): Frame | undefined {
+/** A frame dict as a {@link Frame}, or undefined when it is not one. */
+export function asFrame(v: PickleValue): Frame | undefined {
   if (!isDict(v)) return undefined;
   const name = field(v, 'name');
   const filename = field(v, 'filename');
@@ -36,12 +38,13 @@ function viewerShows(f: Frame): boolean {
   return !VIEWER_OMITTED_NAMES.some((s) => f.name.includes(s)) && !VIEWER_OMITTED_FILES.some((s) => f.filename.includes(s));
 }
 
-const USELESS = 0;
-const PYTHON = 1;
-const FALLBACK = 2;
+/** Frame kinds of {@link classify}. */
+export const USELESS = 0;
+export const PYTHON = 1;
+export const FALLBACK = 2;
 
 /** What one frame is worth as a tag: a user Python frame, a fallback C++ frame, or nothing. */
-function classify(f: Frame): number {
+export function classify(f: Frame): number {
   if (f.filename.endsWith('.py')) return TORCH_PYTHON.test(f.filename) ? USELESS : PYTHON;
   if (viewerShows(f) && !ALLOCATOR_CPP.test(f.name) && !f.name.startsWith('_Py') && !f.name.startsWith('Py')) return FALLBACK;
   return USELESS;

@@ -4,6 +4,7 @@ import type { RecordedBlock, RecordedHistory, RecordedOom, RecordedSegment, Reco
 import { chooseDevice } from './device.js';
 import { FrameTags } from './frames.js';
 import { AllocationRecords, IdWriter } from './ids.js';
+import { StackTable } from './stacks.js';
 import { describe, type FinalCheck } from './notes.js';
 import { type PickleValue, toPlain } from './pickle-value.js';
 import { type InitialState, reconstructInitialState, segmentPoolBySize } from './reconstruct.js';
@@ -44,6 +45,7 @@ export function importSnapshot(snap: Snapshot, file: string, builder: TraceBuild
   const check = conv.checkAgainst(finals);
   const notes = describe(snap, device, devices, t, finals, initial, conv, check);
   builder.meta = { source: 'PyTorch memory snapshot', device };
+  builder.stacks = conv.stacks.build(conv.records.count);
   const recorded: RecordedHistory = {
     allocator: 'pytorch-caching',
     address: conv.records.address.slice(0, conv.records.count),
@@ -105,6 +107,8 @@ export class Converter {
   private readonly tagIndex = new Map<string, number>();
   private readonly layout = new SegmentLayout();
   private readonly tags = new FrameTags();
+  /** The user stack of every allocation. */
+  readonly stacks = new StackTable();
   initialCount = 0;
   initialBytes = 0;
   allocs = 0;
@@ -160,6 +164,7 @@ export class Converter {
     for (const x of this.initial.allocations) {
       const a = this.addAlloc(x.address, this.nextOcc(x.address), x.requestedBytes, 0, x.stream, this.tagOf(x.frames), undefined, 0);
       if (a < 0) continue;
+      this.stacks.set(a, this.stacks.of(x.frames));
       this.place(a, x.address, x.blockBytes);
       this.initialCount++;
       this.initialBytes += x.requestedBytes;
@@ -250,6 +255,7 @@ export class Converter {
     const a = this.addAlloc(address, this.nextOcc(address), requested, NaN, stream, this.tagOf(t.frames[k]), this.time(k), k + 1);
     if (a < 0) return;
     this.allocs++;
+    this.stacks.set(a, this.stacks.of(t.frames[k]));
     this.place(a, address, bytes, k);
   }
 

@@ -1,0 +1,64 @@
+import { formatBytes, formatPercent } from '../util/bytes.js';
+import type { MomentHolders } from './types.js';
+
+/** The figures of a failed request that its explanation reads (the replay's OOM record has them). */
+export interface OomFigures {
+  event: number;
+  id: string;
+  tag: string | null;
+  sizeBytes: number;
+  roundedBytes: number;
+  liveBytes: number;
+  allocatedBytes: number;
+  reservedBytes: number;
+  capacityBytes: number | null;
+  deviceFreeBytes: number | null;
+  largestFreeBlockBytes: number;
+  freeBlocks: number;
+  kind: 'capacity' | 'fragmentation';
+  /** True for the real run's own failure from a recorded history (before `event`, no request in the trace). */
+  recorded?: true;
+}
+
+const count = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/**
+ * One paragraph that says why a request failed: what was asked, what was live, what the allocator
+ * held free and its largest free block, the verdict (capacity: no allocator can serve it at this
+ * capacity; fragmentation: a perfect allocator would have), and the three largest holders.
+ */
+export function explainOom(o: OomFigures, allocatorName: string, holders?: MomentHolders): string {
+  const parts: string[] = [];
+  const rounded = o.roundedBytes !== o.sizeBytes && o.roundedBytes > 0 ? ` (${formatBytes(o.roundedBytes)} after ${allocatorName}'s rounding)` : '';
+  const liveCount = holders ? ` in ${count(holders.liveCount)} allocation${holders.liveCount === 1 ? '' : 's'}` : '';
+  if (o.recorded) {
+    parts.push(`Before event ${count(o.event)} the real run's request for ${formatBytes(o.sizeBytes)} failed (recorded in the history) with ${formatBytes(o.liveBytes)} live${liveCount}.`);
+  } else {
+    const what = `alloc "${o.id}"${o.tag ? ` (${o.tag})` : ''}`;
+    parts.push(`At event ${count(o.event)} the request of ${what} for ${formatBytes(o.sizeBytes)}${rounded} failed with ${formatBytes(o.liveBytes)} live${liveCount}.`);
+  }
+  const free = o.reservedBytes - o.allocatedBytes;
+  const device = o.deviceFreeBytes === null ? '' : `; the device had ${formatBytes(Math.max(0, o.deviceFreeBytes))} more`;
+  parts.push(
+    `${allocatorName} held ${formatBytes(o.reservedBytes)} from the device: ${formatBytes(o.allocatedBytes)} in blocks handed out and ` +
+      (free > 0 ? `${formatBytes(free)} free in ${count(o.freeBlocks)} block${o.freeBlocks === 1 ? '' : 's'}, the largest ${formatBytes(o.largestFreeBlockBytes)}` : 'nothing free') +
+      `${device}.`,
+  );
+  const need = formatBytes(o.liveBytes + o.sizeBytes);
+  // The real run's limit is what it held plus what the device had free.
+  const limitBytes = o.recorded && o.deviceFreeBytes !== null ? o.reservedBytes + o.deviceFreeBytes : o.capacityBytes;
+  const limit = limitBytes === null ? 'no limit' : `the limit of ${formatBytes(limitBytes)}`;
+  if (o.kind === 'capacity') {
+    parts.push(`Verdict: capacity. Live plus the request, ${need}, exceeds ${limit}: no allocator can serve it at this capacity; only holding less, or a larger device, can.`);
+  } else {
+    parts.push(
+      `Verdict: fragmentation. Live plus the request, ${need}, fits in ${limit}: a perfect allocator would have served it, ` +
+        `but ${allocatorName} had no free block for it and could not get one from the device; another allocator or setting can.`,
+    );
+  }
+  if (holders && holders.top.length > 0) {
+    const top = holders.top.slice(0, 3).map((h) => `${h.key} ${formatBytes(h.bytes)} (${formatPercent(h.share)})`);
+    parts.push(`Largest holders of the live bytes: ${top.join('; ')}.`);
+  }
+  return parts.join(' ');
+}

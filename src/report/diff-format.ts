@@ -1,0 +1,72 @@
+import type { DiffEntry, DiffFigure, FigureDelta, HolderChange, HoldersDiff } from '../diff/index.js';
+import { formatBytes, formatCount } from './format.js';
+
+/** A signed byte change: `+12.00 MiB`, `-512 B`, `0 B`. */
+export function signedBytes(b: number): string {
+  return b > 0 ? `+${formatBytes(b)}` : b < 0 ? `-${formatBytes(-b)}` : formatBytes(0);
+}
+
+/** A figure's change in one cell: `+12.00 MiB (+5.2%)`. */
+export function changeText(d: FigureDelta | null): string {
+  if (!d) return '–';
+  const pct = d.ratio === null ? '' : ` (${d.ratio > 0 ? '+' : ''}${(d.ratio * 100).toFixed(1)}%)`;
+  return `${signedBytes(d.bytes)}${pct}`;
+}
+
+const LABELS: [DiffFigure, string][] = [
+  ['peakLiveBytes', 'peak live'],
+  ['peakReservedBytes', 'peak reserved'],
+  ['minCapacityBytes', 'minimum capacity'],
+];
+
+/** Rows of the figures table: allocator, figure, before, after, change. */
+export function figureRows(entries: readonly DiffEntry[], withMinCapacity: boolean): string[][] {
+  const rows: string[][] = [];
+  for (const e of entries) {
+    LABELS.forEach(([f, label], k) => {
+      if (f === 'minCapacityBytes' && !withMinCapacity) return;
+      const v = (x: number | null): string => (x === null ? 'none fits' : formatBytes(x));
+      rows.push([k === 0 ? e.name : '', label, v(e.before[f]), v(e.after[f]), changeText(e.change[f])]);
+    });
+    if (e.before.oomCount + e.after.oomCount > 0) rows.push(['', 'OOMs', formatCount(e.before.oomCount), formatCount(e.after.oomCount), signedCount(e.after.oomCount - e.before.oomCount)]);
+  }
+  return rows;
+}
+
+function signedCount(n: number): string {
+  return n > 0 ? `+${formatCount(n)}` : formatCount(n);
+}
+
+/** Rows of a holders diff: change, key, before, after, delta; then the changes not listed. */
+export function holderChangeRows(d: HoldersDiff, key: (k: string) => string): string[][] {
+  const cell = (c: HolderChange): string[] => [
+    c.change,
+    key(c.key),
+    c.change === 'appeared' ? '–' : `${formatBytes(c.beforeBytes)} (${formatCount(c.beforeCount)})`,
+    c.change === 'vanished' ? '–' : `${formatBytes(c.afterBytes)} (${formatCount(c.afterCount)})`,
+    signedBytes(c.deltaBytes),
+  ];
+  const rows = d.changes.map(cell);
+  if (d.moreChanges > 0) rows.push(['', `${formatCount(d.moreChanges)} more change${d.moreChanges === 1 ? '' : 's'}`, '', '', signedBytes(d.moreDeltaBytes)]);
+  return rows;
+}
+
+/** The title of a holders diff: which peak, at which events. */
+export function holdersTitle(name: string, which: 'live' | 'reserved', d: HoldersDiff): string {
+  const ev = (e: number | null): string => (e === null ? 'none' : formatCount(e));
+  return `${name}: held at the peak of ${which} bytes (before: event ${ev(d.beforeEvent)}, ${formatBytes(d.beforeLiveBytes)} live; after: event ${ev(d.afterEvent)}, ${formatBytes(d.afterLiveBytes)} live)`;
+}
+
+/** The one line that says what changed: the largest growth of peak reserved (or live), or none. */
+export function diffStatus(entries: readonly DiffEntry[]): { grew: boolean; text: string } {
+  const pct = (d: FigureDelta): string => (d.ratio === null ? signedBytes(d.bytes) : `${d.ratio > 0 ? '+' : ''}${(d.ratio * 100).toFixed(1)}%`);
+  const parts = entries.map((e) => {
+    const r = e.change.peakReservedBytes;
+    const l = e.change.peakLiveBytes;
+    return `${e.name}: peak reserved ${formatBytes(e.before.peakReservedBytes)} → ${formatBytes(e.after.peakReservedBytes)} (${pct(r)}), peak live ${formatBytes(e.before.peakLiveBytes)} → ${formatBytes(e.after.peakLiveBytes)} (${pct(l)})`;
+  });
+  const grew = entries.some((e) => e.change.peakReservedBytes.bytes > 0 || e.change.peakLiveBytes.bytes > 0);
+  const shrank = entries.every((e) => e.change.peakReservedBytes.bytes <= 0 && e.change.peakLiveBytes.bytes <= 0) && entries.some((e) => e.change.peakReservedBytes.bytes < 0 || e.change.peakLiveBytes.bytes < 0);
+  const word = grew ? 'grew' : shrank ? 'shrank' : 'unchanged';
+  return { grew, text: `${word}: ${parts.join('; ')}` };
+}

@@ -1,0 +1,111 @@
+import type { GroupBy, MomentHolders } from '../attribution/index.js';
+import type { AttributionSection } from '../sim/holders.js';
+import { formatBytes, formatCount, formatPercent } from './format.js';
+
+/** The widest key a text table shows (the JSON report has every key whole). */
+const KEY_WIDTH = 48;
+
+/**
+ * A key cut to `width` characters: a frame, file or tag keeps its end (the file name, line and
+ * function), a stack its innermost and outermost frames.
+ */
+export function fitKey(key: string, groupBy: GroupBy, width = KEY_WIDTH): string {
+  const chars = [...key];
+  if (chars.length <= width) return key;
+  if (groupBy === 'stack') {
+    const head = Math.ceil((width - 1) / 2);
+    return `${chars.slice(0, head).join('')}…${chars.slice(chars.length - (width - 1 - head)).join('')}`;
+  }
+  return `…${chars.slice(chars.length - (width - 1)).join('')}`;
+}
+
+/** Rows of a holders table: the top groups, then "everything else" when anything is left. */
+export function holderRows(m: MomentHolders, key: (k: string) => string): string[][] {
+  const rows = m.top.map((h) => [key(h.key), formatBytes(h.bytes), formatPercent(h.share), formatCount(h.count), formatBytes(h.largestBytes)]);
+  const rest = m.groups - m.top.length;
+  if (rest > 0) {
+    rows.push([`everything else (${formatCount(rest)} group${rest === 1 ? '' : 's'})`, formatBytes(m.otherBytes), formatPercent(m.otherShare), formatCount(m.otherCount), formatBytes(m.otherLargestBytes)]);
+  }
+  return rows;
+}
+
+/** Alignment of the columns of a holders table. */
+export const HOLDER_ALIGN: ('left' | 'right')[] = ['left', 'right', 'right', 'right', 'right'];
+/** The head of a holders table. */
+export const holderHead = (groupBy: GroupBy): string[] => [groupBy, 'bytes', 'share of live', 'count', 'largest'];
+
+/** The peak moments to show: one when both peaks are the same event, else both. */
+export function peakMoments(a: AttributionSection): { title: string; moment: MomentHolders }[] {
+  const out: { title: string; moment: MomentHolders }[] = [];
+  const { peakLive, peakReserved } = a;
+  if (peakLive && peakReserved && peakLive.event === peakReserved.event) {
+    out.push({ title: `held at the peak (event ${formatCount(peakLive.event)}: peak live and peak reserved)`, moment: peakLive });
+    return out;
+  }
+  if (peakLive) out.push({ title: `held at the peak of live bytes (event ${formatCount(peakLive.event)})`, moment: peakLive });
+  if (peakReserved) out.push({ title: `held at the peak of reserved bytes (event ${formatCount(peakReserved.event)})`, moment: peakReserved });
+  return out;
+}
+
+/** How the groups are keyed, in words, for titles. */
+export function groupedBy(a: AttributionSection): string {
+  return a.groupBy === 'stack' ? `by stack (${a.stackDepth ?? 4} frames)` : `by ${a.groupBy}`;
+}
+
+/** Words of `text` in lines of at most `width` characters, each starting with `indent`. */
+export function wrap(text: string, width: number, indent = ''): string[] {
+  const lines: string[] = [];
+  let line = '';
+  // A number keeps its unit on its line ("148.00 MiB").
+  for (const word of text.split(/\s+(?!(?:B|KiB|MiB|GiB|TiB|PiB|EiB)\b)/)) {
+    if (word === '') continue;
+    if (line !== '' && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(indent + line);
+  return lines;
+}
+
+/** A row of a comparison, as far as its holders go. */
+export interface HoldersRow {
+  name: string;
+  attribution: AttributionSection | null;
+}
+
+/** One block of a comparison's holders section: a title and the moment it shows. */
+export interface HoldersBlock {
+  title: string;
+  groupBy: GroupBy;
+  moment: MomentHolders;
+}
+
+/**
+ * The holders a comparison shows: the peak of live bytes once when every row saw the same holders
+ * there (the trace's own peak, unless OOMs cut a replay short), else per row; then each row's peak
+ * of reserved bytes, unless it is the moment already shown for that row.
+ */
+export function comparisonHolders(rows: readonly HoldersRow[]): { heading: string | null; blocks: HoldersBlock[] } {
+  const withHolders = rows.filter((r): r is HoldersRow & { attribution: AttributionSection } => r.attribution !== null);
+  const first = withHolders[0]?.attribution;
+  if (!first) return { heading: null, blocks: [] };
+  const blocks: HoldersBlock[] = [];
+  const same = withHolders.every((r) => JSON.stringify(r.attribution.peakLive) === JSON.stringify(first.peakLive));
+  if (same && first.peakLive) {
+    blocks.push({ title: `every allocator: held at the peak of live bytes (event ${formatCount(first.peakLive.event)})`, groupBy: first.groupBy, moment: first.peakLive });
+  }
+  for (const r of withHolders) {
+    const a = r.attribution;
+    if (!same && a.peakLive) blocks.push({ title: `${r.name}: held at the peak of live bytes (event ${formatCount(a.peakLive.event)})`, groupBy: a.groupBy, moment: a.peakLive });
+    if (!a.peakReserved) continue;
+    if (a.peakLive && a.peakReserved.event === a.peakLive.event) {
+      blocks.push({ title: `${r.name}: peak reserved at event ${formatCount(a.peakReserved.event)}, the peak of live bytes: the same holders`, groupBy: a.groupBy, moment: { ...a.peakReserved, top: [], groups: 0 } });
+      continue;
+    }
+    blocks.push({ title: `${r.name}: held at the peak of reserved bytes (event ${formatCount(a.peakReserved.event)})`, groupBy: a.groupBy, moment: a.peakReserved });
+  }
+  return { heading: `who holds the memory, ${groupedBy(first)}`, blocks };
+}
