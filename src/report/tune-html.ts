@@ -11,7 +11,8 @@ function table(r: TuneReport, rows: readonly TuneRow[]): string {
   const head = ROW_HEAD.map((h, k) => `<th${ROW_ALIGN[k] === 'right' ? ' class="num"' : ''}>${esc(h)}</th>`).join('');
   const body = rows.map((row) => {
     const cells = rowCells(r, row).map((v, k) => {
-      const text = k === ROW_HEAD.length - 1 ? `<code>${esc(v)}</code>` : esc(v);
+      const mark = row.current ? ' (current)' : row.reference ? ' (reference)' : '';
+      const text = k === ROW_HEAD.length - 1 ? `<code>${esc(row.name)}</code>${mark}` : esc(v);
       return `<td${ROW_ALIGN[k] === 'right' ? ' class="num"' : ''}>${text}</td>`;
     });
     const cls = row.name === r.recommendation?.name ? ' class="best"' : row.current ? ' class="current"' : '';

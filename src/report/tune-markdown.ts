@@ -27,7 +27,8 @@ export function renderTuneMarkdown(r: TuneReport, options: { top?: number } = {}
     '',
   );
   const { rows, hidden } = shownRows(r, options.top ?? 10);
-  const cells = rows.map((row) => rowCells(r, row).map((v, k) => (k === ROW_HEAD.length - 1 ? `\`${v}\`` : v)));
+  const label = (row: TuneReport['rows'][number]): string => `\`${row.name}\`${row.current ? ' (current)' : row.reference ? ' (reference)' : ''}`;
+  const cells = rows.map((row) => rowCells(r, row).map((v, k) => (k === ROW_HEAD.length - 1 ? label(row) : v)));
   out.push(mdTable(ROW_HEAD, cells, ROW_ALIGN));
   if (hidden > 0) out.push('', `${formatCount(hidden)} more configuration${hidden === 1 ? '' : 's'} in the JSON report.`);
   out.push('', '<details><summary>Spaces searched</summary>', '', ...spaceLines(r).map((l) => `- ${mdCell(l)}`), '', '</details>');

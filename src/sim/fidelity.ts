@@ -49,6 +49,13 @@ export interface PlacementFidelity {
   /** The first allocation with a recorded address: offsets on both sides are measured from it. */
   origin: { event: number; recordedAddress: string; simulatedAddress: string } | null;
   /**
+   * The real run's OOMs (a snapshot's `oom` entries) and whether the simulation fails there too, as
+   * far as its largest free block and reserved bytes tell: it does unless a free block of its own
+   * holds the request or it can get the request from the device within what the real allocator
+   * could hold then (its reserved bytes plus the free device memory the entry records).
+   */
+  recordedOoms?: RecordedOomEstimate[];
+  /**
    * Present when the simulated allocator models a kind of allocator (bfc: `tensorflow-bfc`): whether
    * the recorded one is of that kind; when it is not, the figures compare unlike allocators.
    */
@@ -58,6 +65,27 @@ export interface PlacementFidelity {
 }
 
 const MAX_MISMATCHES = 20;
+
+/** One recorded OOM against a simulation (see {@link PlacementFidelity.recordedOoms}). */
+export interface RecordedOomEstimate {
+  beforeEvent: number;
+  entry: string | null;
+  sizeBytes: number;
+  deviceFreeBytes: number | null;
+  /** The real allocator's reserved bytes then plus the free device memory (null when not recorded). */
+  limitBytes: number | null;
+  liveBytes: number;
+  simulatedReservedBytes: number;
+  simulatedLargestFreeBlockBytes: number;
+  /** The simulation fails there too (null when the free device memory is not recorded). */
+  reproduced: boolean | null;
+}
+
+/** What an allocator shows of itself at a recorded OOM. */
+interface AllocatorView {
+  readonly reservedBytes: number;
+  largestFreeBlockBytes(): number;
+}
 
 /** What people call each kind of recorded allocator. */
 const KIND_NAMES: Record<string, string> = {
@@ -100,6 +128,7 @@ export class PlacementComparison {
   private recordedOrigin = 0;
   private simulatedOrigin = 0;
   private readonly mismatches: PlacementMismatch[] = [];
+  private readonly oomEstimates: RecordedOomEstimate[] = [];
 
   constructor(private readonly trace: Trace) {
     const rec = trace.recorded;
@@ -163,6 +192,37 @@ export class PlacementComparison {
     }
   }
 
+  /**
+   * The real run's OOM `k` reached (see ReplayOptions.onRecordedOom): whether the simulation, as it
+   * is now, fails there too, within the capacity and what the real allocator could hold then.
+   */
+  recordedOom(k: number, liveBytes: number, allocator: AllocatorView, capacityBytes: number): void {
+    const rec = this.trace.recorded;
+    const o = rec?.ooms?.[k];
+    if (!rec || !o) return;
+    // The recorded reserved bytes just before the failure: the segment changes before its entry.
+    let reserved = rec.initialSegments.reduce((sum, x) => sum + x.sizeBytes, 0);
+    for (const e of rec.segmentEvents) {
+      if (e.beforeEvent > o.beforeEvent || (e.beforeEvent === o.beforeEvent && (e.entry ?? -1) >= (o.entry ?? Infinity))) break;
+      reserved += e.action === 'alloc' || e.action === 'map' ? e.sizeBytes : -e.sizeBytes;
+    }
+    const free = o.deviceFreeBytes;
+    const limit = free === undefined ? null : Math.min(capacityBytes, reserved + free);
+    const largest = allocator.largestFreeBlockBytes();
+    const served = largest >= o.sizeBytes;
+    this.oomEstimates.push({
+      beforeEvent: o.beforeEvent,
+      entry: o.source ?? null,
+      sizeBytes: o.sizeBytes,
+      deviceFreeBytes: free ?? null,
+      limitBytes: limit,
+      liveBytes,
+      simulatedReservedBytes: allocator.reservedBytes,
+      simulatedLargestFreeBlockBytes: largest,
+      reproduced: served ? false : limit === null ? null : allocator.reservedBytes + o.sizeBytes > limit,
+    });
+  }
+
   /** The report section, given the simulation's reserved bytes at the end. */
   result(reservedBytesSimulated: number): PlacementFidelity {
     const share = (n: number, of: number): number | null => (of > 0 ? ratio(n / of) : null);
@@ -184,6 +244,7 @@ export class PlacementComparison {
         this.originEvent < 0
           ? null
           : { event: this.originEvent, recordedAddress: formatHex(this.recordedOrigin), simulatedAddress: formatHex(this.simulatedOrigin) },
+      ...(this.oomEstimates.length > 0 ? { recordedOoms: this.oomEstimates } : {}),
       mismatches: this.mismatches,
     };
   }
@@ -199,6 +260,11 @@ export class PlacementComparison {
           '(offsets agree only where the real allocator started fresh and stayed in its first region)',
       );
     }
-    return `fidelity against the recorded ${this.trace.recorded?.allocator ?? ''} history: ${parts.join('; ')}.`;
+    const ooms = this.oomEstimates.map(
+      (o) =>
+        `; the real run's OOM before event ${o.beforeEvent}${o.entry ? ` (${o.entry})` : ''} ` +
+        (o.reproduced === null ? 'cannot be checked (no free device memory recorded)' : o.reproduced ? 'is reproduced' : 'is NOT reproduced'),
+    );
+    return `fidelity against the recorded ${this.trace.recorded?.allocator ?? ''} history: ${parts.join('; ')}${ooms.join('')}.`;
   }
 }

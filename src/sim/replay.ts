@@ -22,6 +22,11 @@ export interface ReplayOptions {
   captureOomStates?: boolean;
   /** Detailed OOM records kept (the rest are counted): default 100. */
   maxOomRecords?: number;
+  /**
+   * Called where the real run failed (each of the trace's `recorded.ooms`, by its index), with the
+   * live bytes then, when the allocator does not replay the history itself (for fidelity).
+   */
+  onRecordedOom?: (k: number, event: number, liveBytes: number) => void;
 }
 
 /** One failed request. */
@@ -144,14 +149,25 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
   let firstR = 0;
   let oomCount = 0;
   const ooms: OomRecord[] = [];
-  // The real run's failures that a recorded history holds, counted where they happened.
-  const recordedAt = allocator.recordedFailureEvents?.() ?? [];
+  // The real run's failures that a recorded history holds: OOMs of an allocator that replays the
+  // history, else points where a simulation is asked whether it fails too.
+  const replaysHistory = allocator.recordedFailureEvents !== undefined;
+  const onRecorded = options.onRecordedOom;
+  const recordedAt = replaysHistory
+    ? (allocator.recordedFailureEvents as () => readonly number[])()
+    : onRecorded
+      ? (trace.recorded?.ooms ?? []).map((o) => o.beforeEvent)
+      : [];
   let recordedK = 0;
   let nextRecorded = recordedAt.length > 0 ? (recordedAt[0] as number) : -1;
   const takeRecorded = (at: number): void => {
     while (nextRecorded === at) {
-      oomCount++;
-      if (ooms.length < maxOoms) ooms.push(recordedOomRecord(trace, allocator, recordedK, at, live, capacityBytes));
+      if (!replaysHistory) {
+        onRecorded?.(recordedK, at, live);
+      } else {
+        oomCount++;
+        if (ooms.length < maxOoms) ooms.push(recordedOomRecord(trace, allocator, recordedK, at, live, capacityBytes));
+      }
       recordedK++;
       nextRecorded = recordedK < recordedAt.length ? (recordedAt[recordedK] as number) : -1;
     }

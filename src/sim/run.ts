@@ -52,7 +52,14 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
   // A simulation of a recorded history is compared with it (an allocator that replays the history
   // itself has nothing to compare).
   const comparison = !def.needsRecordedHistory && PlacementComparison.applies(trace) ? new PlacementComparison(trace) : undefined;
-  const outcome = replayTrace(trace, allocator, capacity, comparison ? { ...run, onPlacement: comparison.chain(run.onPlacement) } : run);
+  const outcome = replayTrace(
+    trace,
+    allocator,
+    capacity,
+    comparison
+      ? { ...run, onPlacement: comparison.chain(run.onPlacement), onRecordedOom: (k, _e, live) => comparison.recordedOom(k, live, allocator, capacity) }
+      : run,
+  );
   const said = def.needsRecordedHistory ? undefined : startNote(start, trace, def.name);
   const notes = [...resolved.notes, ...(said ? [said] : []), ...(trace.recorded?.notes ?? []), ...(allocator.notes?.() ?? [])];
   const report = buildReplayReport(

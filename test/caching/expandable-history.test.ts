@@ -192,6 +192,26 @@ describe('recorded unmaps and the real run\'s OOM', () => {
     expect(g.recordedOoms[0]).toMatchObject({ servedFromCache: true, reproduced: false });
   });
 
+  it('another allocator\'s fidelity estimates it from its largest free block and reserved bytes', () => {
+    // naive holds the 60 MiB live and no free block: 100 MiB more exceeds the 70 MiB the real allocator could hold.
+    const r = replay(t, { allocator: 'naive' }).report;
+    expect((r['fidelity'] as { recordedOoms: unknown[] }).recordedOoms).toEqual([
+      {
+        beforeEvent: 6,
+        entry: 'device_traces[0][14]',
+        sizeBytes: 100 * MiB,
+        deviceFreeBytes: 10 * MiB,
+        limitBytes: 70 * MiB,
+        liveBytes: 60 * MiB,
+        simulatedReservedBytes: 60 * MiB,
+        simulatedLargestFreeBlockBytes: 0,
+        reproduced: true,
+      },
+    ]);
+    expect(r.notes.some((n) => n.endsWith("the real run's OOM before event 6 (device_traces[0][14]) is reproduced."))).toBe(true);
+    expect(r.summary.oomCount).toBe(0);
+  });
+
   it('the CLI: replay exits 1 on the recorded OOM, --allow-oom accepts it, compare --fail-on oom sees it', () => {
     const r = runCli(['replay', file, '--allocator', 'recorded', '--capacity', '70MiB']);
     expect(r.code).toBe(1);
