@@ -5,7 +5,7 @@
  * then shapes the layout from the first byte). Decided here, once for every allocator; an allocator
  * only obeys `AllocatorContext.start`.
  */
-import { resolveOptions } from '../allocators/index.js';
+import { resolveOptions } from '../allocators/registry.js';
 import type { AllocatorDefinition } from '../allocators/types.js';
 import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';

@@ -36,6 +36,7 @@ const MAX_DIGITS = 15;
 function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void {
   const src = sc.src;
   const columns = roles.length;
+  const opIdSizeFirst = roles[0] === OP && roles[1] === ID && roles[2] === SIZE;
   let p = sc.pos;
   let line = sc.nextLine;
   let buf = src.buf;
@@ -66,70 +67,124 @@ function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void 
     let tagStart = 0;
     let tagEnd = 0;
     let plain = false;
-    record: for (;;) {
-      const role = col < columns ? (roles[col] as number) : OTHER;
-      const fs = p;
-      if (role === SIZE || role === STEP || role === STREAM || role === TIME || role === ALIGN) {
+    record: {
+      if (opIdSizeFirst) {
+        // The usual layout, op,id,size first: these three without looking up their columns' roles.
+        if (first === 0x61) {
+          if (buf[p + 1] !== 0x6c || buf[p + 2] !== 0x6c || buf[p + 3] !== 0x6f || buf[p + 4] !== 0x63 || buf[p + 5] !== 0x2c) break record;
+          op = 1;
+          p += 6;
+        } else if (first === 0x66) {
+          if (buf[p + 1] !== 0x72 || buf[p + 2] !== 0x65 || buf[p + 3] !== 0x65 || buf[p + 4] !== 0x2c) break record;
+          op = 0;
+          p += 5;
+        } else {
+          break record;
+        }
+        const is = p;
         let v = 0;
+        let decimal = true;
+        for (; p < end; p++) {
+          const c = buf[p] as number;
+          if (c === 0x2c || c === 0x0a || c === 0x0d || c === 0x22) break;
+          const d = c - 0x30;
+          if (d < 0 || d > 9) decimal = false;
+          else v = v * 10 + d;
+        }
+        const n = p - is;
+        if (n === 0 || p >= end || buf[p] !== 0x2c) break record;
+        idStart = is;
+        idEnd = p;
+        idValue = decimal && n <= 10 && (n === 1 || buf[is] !== 0x30) && v < 2 ** 31 ? v : NOT_DECIMAL;
+        const ss = ++p;
+        v = 0;
         for (; p < end; p++) {
           const d = (buf[p] as number) - 0x30;
           if (d < 0 || d > 9) break;
           v = v * 10 + d;
         }
-        if (p - fs > MAX_DIGITS) break record;
-        const value = p === fs ? NO_VALUE : v;
-        if (role === SIZE) size = value;
-        else if (role === STEP) step = value;
-        else if (role === STREAM) stream = value;
-        else if (role === TIME) time = value;
-        else align = value;
-      } else if (role === ID) {
-        let v = 0;
-        let decimal = true;
-        for (; p < end; p++) {
-          const c = buf[p] as number;
-          if (c === 0x2c || c === 0x0a || c === 0x0d) break;
-          if (c === 0x22) break record;
-          const d = c - 0x30;
-          if (d < 0 || d > 9) decimal = false;
-          else v = v * 10 + d;
+        if (p - ss > MAX_DIGITS || p >= end) break record;
+        if (p > ss) size = v;
+        const c = buf[p] as number;
+        if (c === 0x2c) {
+          p++;
+          col = 3;
+        } else {
+          if (c === 0x0a) {
+            p++;
+            plain = true;
+          } else if (c === 0x0d && p + 1 < end && buf[p + 1] === 0x0a) {
+            p += 2;
+            plain = true;
+          }
+          break record;
         }
-        const n = p - fs;
-        if (n === 0) break record;
-        idStart = fs;
-        idEnd = p;
-        idValue = decimal && n <= 10 && (n === 1 || buf[fs] !== 0x30) && v < 2 ** 31 ? v : NOT_DECIMAL;
-      } else {
-        for (; p < end; p++) {
-          const c = buf[p] as number;
-          if (c === 0x2c || c === 0x0a || c === 0x0d) break;
-          if (c === 0x22) break record;
-        }
-        if (role === OP) {
+      }
+      for (;;) {
+        const role = col < columns ? (roles[col] as number) : OTHER;
+        const fs = p;
+        if (role === SIZE || role === STEP || role === STREAM || role === TIME || role === ALIGN) {
+          let v = 0;
+          for (; p < end; p++) {
+            const d = (buf[p] as number) - 0x30;
+            if (d < 0 || d > 9) break;
+            v = v * 10 + d;
+          }
+          if (p - fs > MAX_DIGITS) break record;
+          const value = p === fs ? NO_VALUE : v;
+          if (role === SIZE) size = value;
+          else if (role === STEP) step = value;
+          else if (role === STREAM) stream = value;
+          else if (role === TIME) time = value;
+          else align = value;
+        } else if (role === ID) {
+          let v = 0;
+          let decimal = true;
+          for (; p < end; p++) {
+            const c = buf[p] as number;
+            if (c === 0x2c || c === 0x0a || c === 0x0d) break;
+            if (c === 0x22) break record;
+            const d = c - 0x30;
+            if (d < 0 || d > 9) decimal = false;
+            else v = v * 10 + d;
+          }
           const n = p - fs;
-          if (n === 5 && buf[fs] === 0x61 && buf[fs + 1] === 0x6c && buf[fs + 2] === 0x6c && buf[fs + 3] === 0x6f && buf[fs + 4] === 0x63) op = 1;
-          else if (n === 4 && buf[fs] === 0x66 && buf[fs + 1] === 0x72 && buf[fs + 2] === 0x65 && buf[fs + 3] === 0x65) op = 0;
-          else break record;
-        } else if (role === TAG) {
-          tagStart = fs;
-          tagEnd = p;
+          if (n === 0) break record;
+          idStart = fs;
+          idEnd = p;
+          idValue = decimal && n <= 10 && (n === 1 || buf[fs] !== 0x30) && v < 2 ** 31 ? v : NOT_DECIMAL;
+        } else {
+          for (; p < end; p++) {
+            const c = buf[p] as number;
+            if (c === 0x2c || c === 0x0a || c === 0x0d) break;
+            if (c === 0x22) break record;
+          }
+          if (role === OP) {
+            const n = p - fs;
+            if (n === 5 && buf[fs] === 0x61 && buf[fs + 1] === 0x6c && buf[fs + 2] === 0x6c && buf[fs + 3] === 0x6f && buf[fs + 4] === 0x63) op = 1;
+            else if (n === 4 && buf[fs] === 0x66 && buf[fs + 1] === 0x72 && buf[fs + 2] === 0x65 && buf[fs + 3] === 0x65) op = 0;
+            else break record;
+          } else if (role === TAG) {
+            tagStart = fs;
+            tagEnd = p;
+          }
         }
+        if (p >= end) break;
+        const c = buf[p] as number;
+        if (c === 0x2c) {
+          p++;
+          col++;
+          continue;
+        }
+        if (c === 0x0a) {
+          p++;
+          plain = true;
+        } else if (c === 0x0d && p + 1 < end && buf[p + 1] === 0x0a) {
+          p += 2;
+          plain = true;
+        }
+        break;
       }
-      if (p >= end) break;
-      const c = buf[p] as number;
-      if (c === 0x2c) {
-        p++;
-        col++;
-        continue;
-      }
-      if (c === 0x0a) {
-        p++;
-        plain = true;
-      } else if (c === 0x0d && p + 1 < end && buf[p + 1] === 0x0a) {
-        p += 2;
-        plain = true;
-      }
-      break;
     }
     if (!plain || op < 0 || idStart < 0 || (op === 1 && (size === NO_VALUE || (align !== NO_VALUE && !isValidAlign(align))))) {
       p = rs;

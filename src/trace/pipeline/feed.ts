@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { MemsimError, TraceError, UsageError } from '../../errors.js';
 import { IdTable } from '../id-table.js';
 import type { Trace } from '../model.js';
@@ -90,6 +90,8 @@ export class TraceFeed {
         ...(options.allocatorName !== undefined ? { allocatorName: options.allocatorName } : {}),
       },
     };
+    // The threads module loads only when a file is read this way (start-up of small runs).
+    const { Worker } = await import('node:worker_threads');
     const feed = new TraceFeed(new Worker(url, { workerData: init }), path);
     await feed.more();
     return feed;
