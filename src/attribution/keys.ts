@@ -23,6 +23,12 @@ export interface GroupKeys {
   framesOf?(a: number): string[];
 }
 
+/** Throws the usage error of a grouping the trace cannot give (a stack key on a trace without stacks). */
+export function checkGroupBy(trace: Trace, groupBy: GroupBy | undefined): void {
+  if (groupBy === undefined || groupBy === 'tag' || trace.stacks) return;
+  throw new UsageError(`--group-by ${groupBy} needs call stacks (PyTorch snapshots record them); ${trace.path} has none: --group-by tag groups by its tags`);
+}
+
 /** The frames of stack `s`, innermost first. */
 function stackFrames(st: TraceStacks, s: number): string[] {
   const out: string[] = [];
@@ -68,9 +74,8 @@ function innerKeys(trace: Trace, groupBy: GroupBy, stackDepth: number): GroupKey
       ...(framesOf ? { framesOf } : {}),
     };
   }
-  if (!st || !framesOf) {
-    throw new UsageError(`--group-by ${groupBy} needs call stacks (PyTorch snapshots record them); ${trace.path} has none: --group-by tag groups by its tags`);
-  }
+  checkGroupBy(trace, groupBy);
+  if (!st || !framesOf) throw new Error('internal error: stacks expected');
   const stacks = st.runStart.length - 1;
   const keyOfStack = new Uint32Array(Math.max(1, stacks));
   let names: string[];

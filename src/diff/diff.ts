@@ -1,4 +1,4 @@
-import { DEFAULT_STACK_DEPTH, DEFAULT_TOP, type GroupBy } from '../attribution/index.js';
+import { checkGroupBy, DEFAULT_STACK_DEPTH, DEFAULT_TOP, type GroupBy } from '../attribution/index.js';
 import { listAllocators } from '../allocators/index.js';
 import { UsageError } from '../errors.js';
 import type { OnOom } from '../sim/replay.js';
@@ -74,6 +74,8 @@ export async function diffTraces(before: Trace, after: Trace, o: DiffOptions = {
   const allocators = o.allocators ?? defaultDiffAllocators(before, after);
   if (allocators.length === 0) throw new UsageError('--allocators: no allocator named');
   const groupBy = o.groupBy ?? (before.stacks && after.stacks ? 'frame' : 'tag');
+  checkGroupBy(before, groupBy);
+  checkGroupBy(after, groupBy);
   const stackDepth = o.stackDepth ?? DEFAULT_STACK_DEPTH;
   const top = o.top ?? DEFAULT_TOP;
   const run = (t: Trace) =>

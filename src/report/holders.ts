@@ -95,7 +95,8 @@ export function comparisonHolders(rows: readonly HoldersRow[]): { heading: strin
   const blocks: HoldersBlock[] = [];
   const same = withHolders.every((r) => JSON.stringify(r.attribution.peakLive) === JSON.stringify(first.peakLive));
   if (same && first.peakLive) {
-    blocks.push({ title: `every allocator: held at the peak of live bytes (event ${formatCount(first.peakLive.event)})`, groupBy: first.groupBy, moment: first.peakLive });
+    const who = withHolders.length === 1 ? (withHolders[0] as HoldersRow).name : 'every allocator';
+    blocks.push({ title: `${who}: held at the peak of live bytes (event ${formatCount(first.peakLive.event)})`, groupBy: first.groupBy, moment: first.peakLive });
   }
   for (const r of withHolders) {
     const a = r.attribution;

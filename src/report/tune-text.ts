@@ -16,11 +16,20 @@ export function wrapAtCommas(text: string, width: number): string[] {
   let start = 0;
   for (let k = 0; k < text.length; k++) {
     const ch = text[k];
-    if (ch === '[') depth++;
-    else if (ch === ']') depth--;
+    if (ch === '[') {
+      // after the name, when even its first option does not fit beside it
+      if (++depth === 1 && start === 0) {
+        parts.push(text.slice(0, k + 1));
+        start = k + 1;
+      }
+    } else if (ch === ']') depth--;
     else if (ch === ',' && depth === 1) {
       parts.push(text.slice(start, k + 1));
       start = k + 1;
+    } else if (ch === ' ' && depth === 0 && k > start) {
+      // before a remark after the name, `(current)`
+      parts.push(text.slice(start, k));
+      start = k;
     }
   }
   parts.push(text.slice(start));
@@ -31,9 +40,10 @@ export function wrapAtCommas(text: string, width: number): string[] {
   for (const p of pieces) {
     if (line !== '' && line.length + p.length > width) {
       lines.push(line);
-      line = '';
+      line = p.trimStart();
+    } else {
+      line += p;
     }
-    line += p;
   }
   if (line !== '') lines.push(line);
   return lines;

@@ -9,6 +9,7 @@
  * allocator stayed in that region (BFC places consecutive blocks next to each other). Allocators
  * with a comparison of their own (a `fidelity` report section) keep theirs.
  */
+import { eventSource } from '../trace/location.js';
 import type { Trace } from '../trace/model.js';
 import { formatHex } from '../util/bytes.js';
 import { ratio } from './report.js';
@@ -17,6 +18,8 @@ import { ratio } from './report.js';
 export interface PlacementMismatch {
   event: number;
   line: number | null;
+  /** The entry of a file without lines (a snapshot), e.g. `device_traces[0][4]` (then `line` is null). */
+  entry?: string;
   id: string;
   sizeBytes: number;
   recorded: { offsetBytes: number | null; allocatedBytes: number | null };
@@ -177,10 +180,11 @@ export class PlacementComparison {
       else offsetDiffers = true;
     }
     if ((bytesDiffer || offsetDiffers) && this.mismatches.length < MAX_MISMATCHES) {
-      const line = this.trace.line[event] as number;
+      const at = eventSource(this.trace, event);
       this.mismatches.push({
         event,
-        line: line > 0 ? line : null,
+        line: at.line,
+        ...(at.entry !== null ? { entry: at.entry } : {}),
         id: this.trace.ids.get(a),
         sizeBytes: this.trace.size[event] as number,
         recorded: {

@@ -6,7 +6,7 @@ import { kindMismatchNote, PlacementComparison } from './fidelity.js';
 import { replayTrace, type ReplayOptions, type ReplayOutcome } from './replay.js';
 import { buildReplayReport, type ReplayReport } from './report.js';
 import { chooseStart, type StartMode, startNote } from './start.js';
-import type { AttributionOptions } from '../attribution/index.js';
+import { type AttributionOptions, checkGroupBy } from '../attribution/index.js';
 import { attributeReplay } from './holders.js';
 
 /** A replay request: which allocator, its options, the capacity, and the engine's options. */
@@ -44,6 +44,8 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
   if (def.needsRecordedHistory && !trace.recorded) {
     throw new UsageError(`allocator "${def.name}" needs a trace with a recorded history`);
   }
+  // A grouping the trace cannot give is a usage error before any work.
+  if (run.attribution) checkGroupBy(trace, run.attribution.groupBy);
   const capacity = effectiveCapacity(trace, run.capacityBytes);
   const start = chooseStart(def, resolved.values, trace, run.start);
   const allocator = def.create(resolved.values as never, { capacityBytes: capacity, trace, ...(start ? { start: start.mode } : {}) });

@@ -11,7 +11,7 @@ import { type Contender, type ContenderKind, createContender, listContenders } f
 import type { OnOom, OomRecord } from '../sim/replay.js';
 import { type ReplaySummary, type TraceInfo, traceInfo } from '../sim/report.js';
 import type { StartChoice, StartMode } from '../sim/start.js';
-import type { AttributionOptions } from '../attribution/index.js';
+import { type AttributionOptions, checkGroupBy } from '../attribution/index.js';
 import type { AttributionSection } from '../sim/holders.js';
 import { settingsOf } from './jobs.js';
 
@@ -149,6 +149,7 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
   const o: CompareOptions = given0.options
     ? { ...given0, options: Object.fromEntries(Object.entries(given0.options).map(([k, v]) => [canonicalConfiguration(k), v])) }
     : given0;
+  if (o.attribution) checkGroupBy(trace, o.attribution.groupBy);
   const { names, skipped } = selectRows(trace, o);
   const given = (name: string): Record<string, unknown> => o.options?.[name] ?? {};
   const adHoc = new Map((o.contenders ?? []).map((c) => [c.name, c]));

@@ -7,7 +7,7 @@ import { getAllocator, listAllocators, resolveOptions } from '../allocators/inde
 import type { AllocatorDefinition, WhatIfKey } from '../allocators/types.js';
 import { UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
-import { formatConfiguration, type OptionText, splitConfigurations } from '../util/configuration.js';
+import { formatConfiguration, type OptionText, parseConfiguration, splitConfigurations } from '../util/configuration.js';
 
 /** Spaces with more points than this are searched, not enumerated. */
 export const MAX_ENUMERATED_POINTS = 64;
@@ -15,6 +15,8 @@ export const MAX_ENUMERATED_POINTS = 64;
 /** One allocator's part of a tuning run. */
 export interface AllocatorSpace {
   def: AllocatorDefinition;
+  /** Options the user said are in force now (`--current`), as text; they name every row. */
+  given: Record<string, OptionText>;
   /** Every option with its effective value in the current configuration. */
   current: Record<string, unknown>;
   /** The keys searched and their values (empty for a reference row). */
@@ -78,16 +80,28 @@ export function defaultAllocators(trace: Trace): string[] {
   return [sim.name, ...listAllocators().filter((d) => d.needsRecordedHistory).map((d) => d.name)];
 }
 
-/** Builds each allocator's space, with the `--space` flags applied. */
-export function buildSpaces(trace: Trace, names: readonly string[], overrides: readonly SpaceOverride[]): AllocatorSpace[] {
+/**
+ * Builds each allocator's space, with the `--space` flags applied. `currents` (`--current`) state
+ * the options in force now where the trace does not (e.g. `bfc[allow_growth=true]`).
+ */
+export function buildSpaces(trace: Trace, names: readonly string[], overrides: readonly SpaceOverride[], currents: readonly string[] = []): AllocatorSpace[] {
   if (new Set(names).size !== names.length) throw new UsageError(`--allocators: an allocator is listed twice`);
+  const stated = new Map<string, Record<string, OptionText>>();
+  for (const text of currents) {
+    const c = parseConfiguration(text);
+    if (!names.includes(c.name)) throw new UsageError(`--current ${text}: "${c.name}" is not tuned here (tuned: ${names.join(', ')})`);
+    if (stated.has(c.name)) throw new UsageError(`--current: ${c.name} is given twice`);
+    stated.set(c.name, c.options);
+  }
   const spaces = names.map((name): AllocatorSpace => {
-    if (name.includes('[')) throw new UsageError(`--allocators: tune takes allocator names ("${name}" is a configuration; use --space to choose its values)`);
+    if (name.includes('[')) throw new UsageError(`--allocators: tune takes allocator names ("${name}" is a configuration; use --space to choose its values, --current to state its options now)`);
     const def = getAllocator(name);
     if (def.needsRecordedHistory && !trace.recorded) throw new UsageError(`allocator "${name}" needs a trace with a recorded history, and ${trace.path} has none`);
-    const current = resolveOptions(def, {}, trace).values;
+    const given = stated.get(name) ?? {};
+    if (!def.whatIf && Object.keys(given).length > 0) throw new UsageError(`--current: ${name} has nothing to tune (it is a reference row)`);
+    const current = resolveOptions(def, given, trace).values;
     const keys = def.whatIf ? def.whatIf.keys(trace, current).map((k) => ({ key: k.key, values: [...k.values] })) : [];
-    return { def, current, keys, points: 1, isReference: !def.whatIf };
+    return { def, given, current, keys, points: 1, isReference: !def.whatIf };
   });
   for (const o of overrides) {
     const targets = spaces.filter((s) => (o.allocator === null ? o.key in s.def.options && !s.isReference : s.def.name === o.allocator));
@@ -107,9 +121,13 @@ export function buildSpaces(trace: Trace, names: readonly string[], overrides: r
   return spaces;
 }
 
-/** The configuration text of a point (`caching[expandable_segments=true]`; `caching` for the current). */
+/**
+ * The configuration text of a point: the options stated as current, then those the point changes
+ * (`caching[expandable_segments=true]`; `caching` for the current configuration when none is stated).
+ * It names the configuration whole, so that `replay --allocator` runs exactly that row.
+ */
 export function pointName(space: AllocatorSpace, point: Point): string {
-  return formatConfiguration({ name: space.def.name, options: point });
+  return formatConfiguration({ name: space.def.name, options: { ...space.given, ...point } });
 }
 
 /**

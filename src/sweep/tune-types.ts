@@ -21,7 +21,7 @@ export interface TuneRow {
   /** The configuration as users write it: `caching[expandable_segments=true]`. */
   name: string;
   allocator: string;
-  /** The options the configuration sets, with their effective values (none for the current one). */
+  /** The options the configuration's name sets, with their effective values (none for an allocator's defaults). */
   options: Record<string, unknown>;
   /** The configuration in force now: the recording's settings, else the allocator's defaults. */
   current: boolean;
@@ -58,6 +58,8 @@ export interface TuneRow {
 export interface TuneSpace {
   allocator: string;
   reference: boolean;
+  /** The current configuration's name: the allocator's, with the options `--current` stated. */
+  current: string;
   /** The current configuration's setting, as the user types it (null for reference rows). */
   currentSetting: string | null;
   keys: { key: string; values: string[] }[];

@@ -37,6 +37,11 @@ export interface TuneOptions extends RunnerOptions {
   capacityStepBytes?: number;
   /** `--space` flags: `key=v1,v2` or `allocator.key=v1,v2`. */
   space?: readonly string[];
+  /**
+   * The options in force now, where the trace does not say (`bfc[allow_growth=true]`): that
+   * allocator's current row, and the base every other row of it changes.
+   */
+  current?: readonly string[];
   /** Replay every point, however large the space (default: search spaces over 64 points). */
   exhaustive?: boolean;
   /**
@@ -71,9 +76,12 @@ function unitsOf(spaces: readonly AllocatorSpace[], exhaustive: boolean): Unit[]
 /** The row of one configuration from its job's result. */
 function rowOf(space: AllocatorSpace, point: Point, r: CompareJobResult): TuneRow {
   const { def, current } = space;
+  const changed: Record<string, unknown> = {};
+  for (const [key, text] of Object.entries(point)) changed[key] = optionValue(def, key, text);
+  // The options the configuration's name sets: those stated as current, then the point's.
   const options: Record<string, unknown> = {};
-  for (const [key, text] of Object.entries(point)) options[key] = optionValue(def, key, text);
-  const effective = { ...current, ...options };
+  for (const key of Object.keys({ ...space.given, ...point })) options[key] = key in changed ? changed[key] : current[key];
+  const effective = { ...current, ...changed };
   const isCurrent = !space.isReference && Object.keys(point).length === 0;
   const { summary, firstOom } = r.run;
   return {
@@ -91,7 +99,7 @@ function rowOf(space: AllocatorSpace, point: Point, r: CompareJobResult): TuneRo
     deviceAllocCalls: summary.deviceAllocCalls,
     deviceFreeCalls: summary.deviceFreeCalls,
     setting: def.whatIf ? def.whatIf.setting(effective) : null,
-    changes: Object.keys(options).map((key) => ({ key, from: current[key] ?? null, to: options[key] })),
+    changes: Object.keys(changed).map((key) => ({ key, from: current[key] ?? null, to: changed[key] })),
     replays: 1 + (r.search?.replays ?? 0),
     start: r.run.start?.mode ?? null,
     ...(isCurrent || space.isReference ? { notes: r.run.notes } : {}),
@@ -114,7 +122,7 @@ export async function runTune(trace: Trace, o: TuneOptions = {}): Promise<{ part
   checkShard(shard);
   const names = o.allocators === undefined ? defaultAllocators(trace) : o.allocators === 'all' ? allAllocators(trace) : [...o.allocators];
   if (names.length === 0) throw new UsageError('--allocators: no allocator named');
-  const spaces = buildSpaces(trace, names, parseSpaceFlags(o.space ?? []));
+  const spaces = buildSpaces(trace, names, parseSpaceFlags(o.space ?? []), o.current ?? []);
   const exhaustive = o.exhaustive ?? false;
   const step = o.capacityStepBytes ?? 1024 * 1024;
   if (!Number.isSafeInteger(step) || step <= 0) throw new UsageError(`the capacity step must be a positive whole number of bytes, got ${step}`);
@@ -167,6 +175,7 @@ export async function runTune(trace: Trace, o: TuneOptions = {}): Promise<{ part
     spaces: spaces.map((s) => ({
       allocator: s.def.name,
       reference: s.isReference,
+      current: pointName(s, {}),
       currentSetting: s.def.whatIf ? s.def.whatIf.setting(s.current) : null,
       keys: s.keys.map((k) => ({ key: k.key, values: [...k.values] })),
       points: s.points,
@@ -178,8 +187,8 @@ export async function runTune(trace: Trace, o: TuneOptions = {}): Promise<{ part
   const notes = [...(trace.recorded?.notes ?? [])];
   const rec = trace.recorded;
   for (const sp of spaces) {
-    if (rec && sp.def.whatIf && sp.def.recordedAs?.includes(rec.allocator) && !sp.def.defaultsFromTrace?.(trace)) {
-      notes.push(`the recording does not state ${sp.def.name}'s settings: its current row assumes the defaults (${sp.def.whatIf.setting(sp.current)})`);
+    if (rec && sp.def.whatIf && sp.def.recordedAs?.includes(rec.allocator) && !sp.def.defaultsFromTrace?.(trace) && Object.keys(sp.given).length === 0) {
+      notes.push(`the recording does not state ${sp.def.name}'s settings: its current row assumes the defaults (${sp.def.whatIf.setting(sp.current)}); --current states others`);
     }
   }
   if (trace.recorded && o.start === undefined && trace.initialEvents + trace.recorded.initialSegments.length > 0) {

@@ -89,6 +89,24 @@ describe('attribution on a snapshot, by its call stacks', () => {
   });
 });
 
+describe('attribution at a real run\'s own OOM (a recorded history)', () => {
+  it('reads the live set just before it, and explains it against what the real allocator held', () => {
+    const A = 0x7f0000000000;
+    const file = writeSnapshot({
+      segments: [segment({ address: A, blocks: [{ size: 2 * MiB, frames: fwdB }, { size: 18 * MiB, state: 'inactive' }] })],
+      device_traces: [[entry('segment_alloc', A, 20 * MiB), entry('alloc', A, 2 * MiB, { frames: fwdB }), entry('oom', 5 * MiB, 40 * MiB)]],
+      allocator_settings: settings(),
+    });
+    const r = runCli(['replay', file, '--allocator', 'recorded', '--format', 'json', '--allow-oom']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.ooms[0]).toMatchObject({ event: 1, recorded: true, sizeBytes: 40 * MiB });
+    expect(j.attribution.ooms[0]).toMatchObject({ event: 0, liveBytes: 2 * MiB, top: [{ key: '/work/train/model.py:10:forward', bytes: 2 * MiB, count: 1 }] });
+    expect(j.ooms[0].explanation).toMatch(/^Before event 1 the real run's request for 40\.00 MiB failed \(recorded in the history\) with 2\.00 MiB live in 1 allocation\. /);
+    expect(j.ooms[0].explanation).toContain('exceeds the limit of 25.00 MiB');
+  });
+});
+
 const BCRAFTON = join(SHARED_TRACES, 'pytorch', 'bcrafton_memory_snapshot.pickle');
 const present = existsSync(BCRAFTON);
 if (!present) console.warn(`real PyTorch snapshot not found at ${BCRAFTON}: the attribution test on it is skipped`);

@@ -130,5 +130,8 @@ describe('OOM locations in a snapshot are trace entries, not lines', () => {
     expect(text.stdout).toContain('OOM at event 3, device_traces[0][6], step 0');
     expect(text.stdout).not.toMatch(/line \d/);
     expect(text.stderr).toContain('the first at event 3 (device_traces[0][6])');
+    // Placements another allocator made otherwise than recorded are named by entry too.
+    const naive = JSON.parse(runCli(['replay', file, '--allocator', 'naive', '--format', 'json']).stdout) as { fidelity: { mismatches: { line: null; entry: string }[] } };
+    expect(naive.fidelity.mismatches[0]).toMatchObject({ line: null, entry: 'device_traces[0][6]' });
   });
 });

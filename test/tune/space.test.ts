@@ -87,6 +87,19 @@ describe('what-if spaces from the registry', () => {
     expect(names).toEqual(['caching', 'caching[max_split_size_mb=256]', 'caching[expandable_segments=true]', 'caching[expandable_segments=true,max_split_size_mb=256]']);
   });
 
+  it('--current states the options in force now: they name every row, and the GC threshold joins under a memory fraction', () => {
+    const [caching] = buildSpaces(fiveRuns, ['caching'], parseSpaceFlags(['max_split_size_mb=none,256', 'roundup_power2_divisions=off']), ['caching[per_process_memory_fraction=0.9,expandable_segments=true]']);
+    expect(caching?.keys.map((k) => k.key)).toEqual(['expandable_segments', 'max_split_size_mb', 'roundup_power2_divisions', 'garbage_collection_threshold']);
+    expect(caching?.current['expandable_segments']).toBe(true);
+    const names = enumeratePoints(caching!).map((p) => pointName(caching!, p));
+    expect(names[0]).toBe('caching[per_process_memory_fraction=0.9,expandable_segments=true]');
+    expect(names).toContain('caching[per_process_memory_fraction=0.9,expandable_segments=false,max_split_size_mb=256,garbage_collection_threshold=0.8]');
+    expect(names).toHaveLength(12);
+    expect(() => buildSpaces(fiveRuns, ['caching'], [], ['bfc[allow_growth=true]'])).toThrow('--current bfc[allow_growth=true]: "bfc" is not tuned here (tuned: caching)');
+    expect(() => buildSpaces(fiveRuns, ['caching'], [], ['caching[a=1]'])).toThrow('allocator "caching" has no option "a"');
+    expect(() => buildSpaces(fiveRuns, ['caching', 'naive'], [], ['naive[page=4KiB]'])).toThrow('--current: naive has nothing to tune');
+  });
+
   it('defaults to the recording\'s allocator for a snapshot, else to every allocator', () => {
     expect(defaultAllocators(fiveRuns)).toEqual(['naive', 'bfc', 'caching', 'lifetime-pool']);
     const snap = traceFromEvents([alloc('a', MiB), free('a')]);

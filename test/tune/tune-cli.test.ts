@@ -97,10 +97,14 @@ describe('memsim tune on a TensorFlow log', () => {
     const log = join(ROOT, 'test', 'tflog', 'fixtures', 'bfc-fresh-process.log');
     const r = json(['tune', log, '--capacity', '1GiB', '--format', 'json']);
     expect(r.spaces.map((s: { allocator: string }) => s.allocator)).toEqual(['bfc', 'recorded']);
-    expect(r.notes).toContain("the recording does not state bfc's settings: its current row assumes the defaults (unset TF_FORCE_GPU_ALLOW_GROWTH TF_ENABLE_GPU_GARBAGE_COLLECTION)");
+    expect(r.notes).toContain("the recording does not state bfc's settings: its current row assumes the defaults (unset TF_FORCE_GPU_ALLOW_GROWTH TF_ENABLE_GPU_GARBAGE_COLLECTION); --current states others");
     // Without growth BFC reserves the whole 1 GiB limit at the first request; with it, one 2 MiB region.
     expect(r.recommendation).toMatchObject({ name: 'bfc[allow_growth=true]', setting: 'TF_FORCE_GPU_ALLOW_GROWTH=true', peakReservedBytes: 2 * MiB, savingBytes: 1024 * MiB - 2 * MiB });
     expect(r.rows.find((x: { current: boolean }) => x.current)).toMatchObject({ name: 'bfc', peakReservedBytes: 1024 * MiB, start: 'recorded' });
+    // Told that the job already grows its regions, tune says to keep it.
+    const grown = json(['tune', log, '--capacity', '1GiB', '--current', 'bfc[allow_growth=true]', '--format', 'json']);
+    expect(grown.recommendation).toMatchObject({ name: 'bfc[allow_growth=true]', isCurrent: true, setting: 'TF_FORCE_GPU_ALLOW_GROWTH=true' });
+    expect(grown.notes.some((n: string) => n.includes('does not state'))).toBe(false);
   });
 });
 

@@ -23,6 +23,7 @@ const schema = z.object({
   capacity: bytesArg.optional(),
   capacityStep: bytesArg.default(1024 * 1024),
   space: z.array(z.string()).default([]),
+  current: z.array(z.string()).default([]),
   exhaustive: z.boolean().default(false),
   top: intArg.refine((n) => n >= 1, 'must be at least 1').default(10),
   format: z.enum(['text', 'json', 'markdown', 'html']).default('text'),
@@ -77,6 +78,7 @@ export function tuneCommand(): Command {
       .option('-c, --capacity <bytes>', 'device capacity every configuration must fit (default: the trace meta capacityBytes, else unlimited)')
       .option('--capacity-step <bytes>', 'grid of the minimum-capacity search', '1MiB')
       .option('--space <key=v1,v2>', 'the values to try for one option, replacing the declared ones (allocator.key=… for one allocator); repeatable', collect, [])
+      .option('--current <config>', 'the options in force now where the trace does not record them, e.g. \'bfc[allow_growth=true]\' (repeatable, one per allocator)', collect, [])
       .option('--exhaustive', 'replay every point of spaces over 64 points instead of searching them')
       .option('--top <n>', 'rows shown in text, markdown and html (the current configuration and the answer always are; json has every row)', '10')
       .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json', 'markdown', 'html']).default('text'))
@@ -122,6 +124,7 @@ Examples:
               ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
               capacityStepBytes: o.capacityStep,
               space: o.space,
+              current: o.current,
               exhaustive: o.exhaustive,
               ...(o.start ? { start: o.start } : {}),
               ...(o.shard ? { shard: o.shard } : {}),

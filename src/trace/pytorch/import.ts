@@ -2,7 +2,6 @@ import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, TAKE_OK } from '..
 import type { TraceBuilder } from '../builder.js';
 import type { RecordedBlock, RecordedHistory, RecordedOom, RecordedSegment, RecordedSegmentEvent } from '../model.js';
 import { chooseDevice } from './device.js';
-import { FrameTags } from './frames.js';
 import { AllocationRecords, IdWriter } from './ids.js';
 import { StackTable } from './stacks.js';
 import { describe, type FinalCheck } from './notes.js';
@@ -106,7 +105,6 @@ export class Converter {
   /** Tag text -> the builder's tag index. */
   private readonly tagIndex = new Map<string, number>();
   private readonly layout = new SegmentLayout();
-  private readonly tags = new FrameTags();
   /** The user stack of every allocation. */
   readonly stacks = new StackTable();
   initialCount = 0;
@@ -135,8 +133,9 @@ export class Converter {
     return n;
   }
 
+  /** The tag of a frames list: its user stack's innermost frame (the rule of `FrameTags`). */
   private tagOf(frames: PickleValue | undefined): number {
-    const tag = this.tags.tag(frames);
+    const tag = this.stacks.innermost(this.stacks.of(frames));
     if (tag === undefined) return 0;
     let i = this.tagIndex.get(tag);
     if (i === undefined) {

@@ -6,21 +6,27 @@ import { isDict, type PickleValue } from './pickle-value.js';
  * The user stacks of a snapshot's allocations, interned for {@link TraceStacks}: a stack keeps the
  * Python frames outside torch (innermost first), or, when it has none, the frames the viewer shows
  * that are not the allocator's or ATen's — the frames the tag is chosen from, so that a stack's
- * first frame is the allocation's tag. Frames lists are cached by identity (snapshots share them
- * among many entries), and equal stacks are stored once whichever list they come from.
+ * first frame is the allocation's tag (see `FrameTags`). Frames lists and frame dicts are cached by
+ * identity (snapshots share them among many entries), and equal stacks are stored once whichever
+ * list they come from (found by a hash of their frame numbers, no string per stack).
  */
 export class StackTable {
   private ofAllocation = new Uint32Array(1024);
-  private readonly runStart: number[] = [0, 0];
-  private readonly frameRun: number[] = [];
+  private runStart = new Uint32Array(1024);
+  private frameRun = new Uint32Array(4096);
+  private runEnd = 0;
   private readonly frames: string[] = [''];
   private readonly frameFile: number[] = [0];
   private readonly files: string[] = [''];
   private readonly frameIndex = new Map<string, number>();
   private readonly fileIndex = new Map<string, number>();
-  private readonly stackIndex = new Map<string, number>();
+  /** Hash of a stack's frame numbers -> the stacks with that hash. */
+  private readonly byHash = new Map<number, number | number[]>();
   private readonly lists = new Map<object, number>();
-  private readonly frameDicts = new Map<object, { kind: number; frame: number }>();
+  private readonly frameDicts = new Map<object, number>();
+  /** Scratch: the user frames of the list being read (python ones first, then the fallback ones). */
+  private python = new Uint32Array(64);
+  private fallback = new Uint32Array(64);
   private stacks = 1;
   private used = false;
 
@@ -29,26 +35,32 @@ export class StackTable {
     if (!Array.isArray(frames) || frames.length === 0) return 0;
     const known = this.lists.get(frames);
     if (known !== undefined) return known;
-    const python: number[] = [];
-    const fallback: number[] = [];
+    let np = 0;
+    let nf = 0;
     for (const v of frames) {
-      const f = this.frame(v);
-      if (f.kind === PYTHON) python.push(f.frame);
-      else if (f.kind === FALLBACK) fallback.push(f.frame);
+      const c = this.frame(v);
+      const kind = c & 3;
+      if (kind === PYTHON) {
+        if (np === this.python.length) this.python = grow(this.python, np * 2);
+        this.python[np++] = c >>> 2;
+      } else if (kind === FALLBACK && np === 0) {
+        if (nf === this.fallback.length) this.fallback = grow(this.fallback, nf * 2);
+        this.fallback[nf++] = c >>> 2;
+      }
     }
-    const run = python.length > 0 ? python : fallback;
-    const s = run.length === 0 ? 0 : this.intern(run);
+    const s = np > 0 ? this.intern(this.python, np) : nf > 0 ? this.intern(this.fallback, nf) : 0;
     this.lists.set(frames, s);
     return s;
   }
 
+  /** The innermost frame of stack `s` as `file:line:name` (the allocation's tag), or undefined for 0. */
+  innermost(s: number): string | undefined {
+    return s === 0 ? undefined : this.frames[this.frameRun[this.runStart[s] as number] as number];
+  }
+
   /** Records the stack of allocation `a`. */
   set(a: number, stack: number): void {
-    if (a >= this.ofAllocation.length) {
-      const grown = new Uint32Array(Math.max(a + 1, this.ofAllocation.length * 2));
-      grown.set(this.ofAllocation);
-      this.ofAllocation = grown;
-    }
+    if (a >= this.ofAllocation.length) this.ofAllocation = grow(this.ofAllocation, Math.max(a + 1, this.ofAllocation.length * 2));
     this.ofAllocation[a] = stack;
     if (stack !== 0) this.used = true;
   }
@@ -60,21 +72,22 @@ export class StackTable {
     ofAllocation.set(this.ofAllocation.subarray(0, Math.min(allocCount, this.ofAllocation.length)));
     return {
       ofAllocation,
-      runStart: Uint32Array.from(this.runStart),
-      frameRun: Uint32Array.from(this.frameRun),
+      runStart: this.runStart.slice(0, this.stacks + 1),
+      frameRun: this.frameRun.slice(0, this.runEnd),
       frames: this.frames,
       frameFile: Uint32Array.from(this.frameFile),
       files: this.files,
     };
   }
 
-  private frame(v: PickleValue): { kind: number; frame: number } {
-    if (!isDict(v)) return { kind: 0, frame: 0 };
+  /** A frame dict as (frame number << 2 | kind); 0 for frames that are not the user's. */
+  private frame(v: PickleValue): number {
+    if (!isDict(v)) return 0;
     let c = this.frameDicts.get(v);
-    if (c) return c;
+    if (c !== undefined) return c;
     const f = asFrame(v);
     const kind = f ? classify(f) : 0;
-    c = { kind, frame: f && kind !== 0 ? this.internFrame(`${f.filename}:${f.line}:${f.name}`, f.filename) : 0 };
+    c = f && kind !== 0 ? (this.internFrame(`${f.filename}:${f.line}:${f.name}`, f.filename) << 2) | kind : 0;
     this.frameDicts.set(v, c);
     return c;
   }
@@ -95,14 +108,35 @@ export class StackTable {
     return k;
   }
 
-  private intern(run: number[]): number {
-    const key = run.join(',');
-    let s = this.stackIndex.get(key);
-    if (s !== undefined) return s;
-    s = this.stacks++;
-    this.frameRun.push(...run);
-    this.runStart.push(this.frameRun.length);
-    this.stackIndex.set(key, s);
+  private same(s: number, run: Uint32Array, n: number): boolean {
+    const start = this.runStart[s] as number;
+    if ((this.runStart[s + 1] as number) - start !== n) return false;
+    for (let k = 0; k < n; k++) if (this.frameRun[start + k] !== run[k]) return false;
+    return true;
+  }
+
+  private intern(run: Uint32Array, n: number): number {
+    let h = 0x811c9dc5 ^ n;
+    for (let k = 0; k < n; k++) h = Math.imul(h ^ (run[k] as number), 16777619);
+    const found = this.byHash.get(h);
+    if (found !== undefined) {
+      for (const s of typeof found === 'number' ? [found] : found) if (this.same(s, run, n)) return s;
+    }
+    const s = this.stacks++;
+    if (this.runEnd + n > this.frameRun.length) this.frameRun = grow(this.frameRun, Math.max(this.runEnd + n, this.frameRun.length * 2));
+    this.frameRun.set(run.subarray(0, n), this.runEnd);
+    this.runEnd += n;
+    if (s + 1 >= this.runStart.length) this.runStart = grow(this.runStart, this.runStart.length * 2);
+    this.runStart[s + 1] = this.runEnd;
+    if (found === undefined) this.byHash.set(h, s);
+    else if (typeof found === 'number') this.byHash.set(h, [found, s]);
+    else found.push(s);
     return s;
   }
+}
+
+function grow(a: Uint32Array, n: number): Uint32Array<ArrayBuffer> {
+  const b = new Uint32Array(n);
+  b.set(a);
+  return b;
 }
