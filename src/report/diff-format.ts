@@ -58,7 +58,7 @@ export function holdersTitle(name: string, which: 'live' | 'reserved', d: Holder
 }
 
 /** The one line that says what changed: the largest growth of peak reserved (or live), or none. */
-export function diffStatus(entries: readonly DiffEntry[]): { grew: boolean; text: string } {
+export function diffStatus(entries: readonly DiffEntry[]): { grew: boolean; word: 'grew' | 'shrank' | 'unchanged'; text: string } {
   const pct = (d: FigureDelta): string => (d.ratio === null ? signedBytes(d.bytes) : `${d.ratio > 0 ? '+' : ''}${(d.ratio * 100).toFixed(1)}%`);
   const parts = entries.map((e) => {
     const r = e.change.peakReservedBytes;
@@ -68,5 +68,5 @@ export function diffStatus(entries: readonly DiffEntry[]): { grew: boolean; text
   const grew = entries.some((e) => e.change.peakReservedBytes.bytes > 0 || e.change.peakLiveBytes.bytes > 0);
   const shrank = entries.every((e) => e.change.peakReservedBytes.bytes <= 0 && e.change.peakLiveBytes.bytes <= 0) && entries.some((e) => e.change.peakReservedBytes.bytes < 0 || e.change.peakLiveBytes.bytes < 0);
   const word = grew ? 'grew' : shrank ? 'shrank' : 'unchanged';
-  return { grew, text: `${word}: ${parts.join('; ')}` };
+  return { grew, word, text: `${word}: ${parts.join('; ')}` };
 }

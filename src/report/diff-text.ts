@@ -15,7 +15,8 @@ export function renderDiffText(r: DiffReport, options: RenderOptions = {}): stri
   const by = r.groupBy === 'stack' ? `stack (${r.stackDepth ?? 4} frames)` : r.groupBy;
   const out: string[] = [c.bold(`memsim diff · ${r.allocators.map((e) => e.name).join(', ')} · by ${by}`), traceLine('before', r.before), traceLine('after ', r.after)];
   const status = diffStatus(r.allocators);
-  out.push(status.grew ? `${c.red('▲')} ${status.text}` : `${c.green('▼')} ${status.text}`, '');
+  const mark = status.word === 'grew' ? c.red('▲') : status.word === 'shrank' ? c.green('▼') : '=';
+  out.push(`${mark} ${status.text}`, '');
   const figures = newTable(['allocator', 'figure', 'before', 'after', 'change'], ['left', 'left', 'right', 'right', 'right']);
   for (const row of figureRows(r.allocators, r.minCapacity !== null)) figures.push(row);
   out.push(figures.toString(), '');

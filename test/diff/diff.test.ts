@@ -116,7 +116,11 @@ describe('memsim diff', () => {
     expect(() => parseGrowthGate('shrink>5%')).toThrow('--fail-on: unknown condition "shrink>5%" (known: growth>X, peak-reserved-growth>X, peak-live-growth>X, min-capacity-growth>X)');
     const r = runCli(['diff', b, a, '--allocators', 'naive,bfc', '--option', 'page=4KiB']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--option names the allocator when --allocators does not name exactly one');
+    expect(r.stderr).toContain('--option names the allocator when the diff runs more than one (naive, bfc)');
+    // With the one default allocator, a plain key=value is its option.
+    const one = runCli(['diff', b, a, '--option', 'expandable_segments=true', '--format', 'json']);
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout).allocators[0]).toMatchObject({ name: 'caching', options: { expandable_segments: true } });
   });
 
   it('diffHolders lists a group in both tops with equal bytes as unchanged and sums what is beyond --top', () => {

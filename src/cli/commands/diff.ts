@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { type DiffReport, diffTraces, parseGrowthGate } from '../../diff/index.js';
+import { defaultDiffAllocators, type DiffReport, diffTraces, parseGrowthGate } from '../../diff/index.js';
 import { UsageError } from '../../errors.js';
 import { renderJson } from '../../report/index.js';
 import { renderDiffMarkdown } from '../../report/diff-markdown.js';
@@ -35,16 +35,16 @@ const schema = z.object({
  * `--option` flags of diff: `allocator.key=value`, or `key=value` when one allocator runs. Keys are
  * grouped by row name.
  */
-function optionsOf(flags: readonly string[], allocators: readonly string[] | undefined): Record<string, Record<string, string>> {
+function optionsOf(flags: readonly string[], allocators: readonly string[]): Record<string, Record<string, string>> {
   const out: Record<string, Record<string, string>> = {};
   for (const [key, value] of Object.entries(parseOptionPairs(flags))) {
     const dot = key.indexOf('.', key.lastIndexOf(']') + 1);
     if (dot > 0 && dot < key.length - 1) {
       (out[canonicalConfiguration(key.slice(0, dot))] ??= {})[key.slice(dot + 1)] = value;
-    } else if (allocators && allocators.length === 1) {
+    } else if (allocators.length === 1) {
       (out[canonicalConfiguration(allocators[0] as string)] ??= {})[key] = value;
     } else {
-      throw new UsageError(`--option names the allocator when --allocators does not name exactly one: allocator.key=value (e.g. caching.expandable_segments=true), got "${key}=${value}"`);
+      throw new UsageError(`--option names the allocator when the diff runs more than one (${allocators.join(', ')}): allocator.key=value (e.g. caching.expandable_segments=true), got "${key}=${value}"`);
     }
   }
   return out;
@@ -91,13 +91,14 @@ Examples:
   ).action(async (beforePath: string, afterPath: string, raw: Record<string, unknown>) => {
     const o = parseOptions(schema, raw);
     const gates = o.failOn.flatMap((f) => f.split(',')).filter((f) => f.trim() !== '').map(parseGrowthGate);
-    const allocators = o.allocators !== undefined ? splitConfigurations(o.allocators) : undefined;
-    if (allocators && allocators.length === 0) throw new UsageError('--allocators: no allocator named');
-    const options = optionsOf(o.option, allocators);
+    const named = o.allocators !== undefined ? splitConfigurations(o.allocators) : undefined;
+    if (named && named.length === 0) throw new UsageError('--allocators: no allocator named');
     const before = readTrace(beforePath, readOptions(o));
     const after = readTrace(afterPath, readOptions(o));
+    const allocators = named ?? defaultDiffAllocators(before, after);
+    const options = optionsOf(o.option, allocators);
     const report = await diffTraces(before, after, {
-      ...(allocators ? { allocators } : {}),
+      allocators,
       options,
       ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
       onOom: o.onOom,
