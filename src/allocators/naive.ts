@@ -163,6 +163,7 @@ export const naive = defineAllocator({
     page: opt.bytes(2 * 1024 * 1024, 'physical page granularity of large allocations', { min: 1 }),
     large_threshold: opt.bytes(1024 * 1024, 'requests above this size take whole pages', { min: 0 }),
   },
+  streams: () => true,
   create(options, ctx) {
     return new NaiveAllocator(options, ctx.capacityBytes);
   },

@@ -182,6 +182,13 @@ export interface AllocatorDefinition<S extends Record<string, OptionSpec<unknown
   defaultsFromTrace?(trace: Trace): { values: Partial<Record<keyof S, unknown>>; note: string } | undefined;
   /** True when the allocator can only run on traces with a recorded history. */
   needsRecordedHistory?: boolean;
+  /**
+   * True when, with these options and capacity, the allocator may replay a trace that is still being
+   * read (`replay` reads large files on another thread and replays as the events arrive): its
+   * creation needs nothing of the trace beyond its meta, and it reads the trace's columns only at the
+   * event it is given, when it is given it. Omitted: the replay waits for the whole trace.
+   */
+  streams?(options: OptionValues<S>, capacityBytes: number): boolean;
   /** The settings `memsim tune` searches; absent: nothing to tune (a reference row). */
   whatIf?: WhatIfSpace;
   /**

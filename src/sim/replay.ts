@@ -113,9 +113,22 @@ export interface ReplayOutcome {
  * timeline. Per event it does O(1) work besides the allocator's own, and allocates nothing.
  */
 export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBytes: number, options: ReplayOptions = {}): ReplayOutcome {
-  const n = trace.length;
-  const { op, alloc, size, step } = trace;
-  const streamCol = trace.stream;
+  const run = replayInSteps(trace, allocator, capacityBytes, options);
+  let r = run.next();
+  while (!r.done) r = run.next(trace.length);
+  return r.value;
+}
+
+/**
+ * {@link replayTrace} for a trace still being read (see `trace/pipeline/`): each `next(n)` replays the
+ * events up to the trace's length `n` at that moment (its columns are read afresh from `trace` then)
+ * and yields how far it got; `next(n)` with `n` equal to what was yielded, once the trace is complete,
+ * ends the replay and returns its outcome. The first `next()` starts it.
+ */
+export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacityBytes: number, options: ReplayOptions = {}): Generator<number, ReplayOutcome, number> {
+  let n = trace.length;
+  let { op, alloc, size, step } = trace;
+  let streamCol = trace.stream;
   const onOom = options.onOom ?? 'stop';
   const onPlacement = options.onPlacement;
   const onProgress = options.onProgress;
@@ -125,7 +138,7 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
   const captureOom = options.captureOomStates ?? false;
   const states: CapturedState[] = [];
 
-  const handle = new Int32Array(trace.allocCount);
+  let handle = new Int32Array(trace.allocCount);
   const sampler = new TimelineSampler(options.timelinePoints ?? 1000);
 
   let live = 0;
@@ -160,13 +173,15 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
       : [];
   let recordedK = 0;
   let nextRecorded = recordedAt.length > 0 ? (recordedAt[0] as number) : -1;
-  const takeRecorded = (at: number): void => {
+  // `live` is passed in, not captured: a variable that a closure captures lives in a context, and the
+  // loop reads and writes `live` on every event.
+  const takeRecorded = (at: number, liveNow: number): void => {
     while (nextRecorded === at) {
       if (!replaysHistory) {
-        onRecorded?.(recordedK, at, live);
+        onRecorded?.(recordedK, at, liveNow);
       } else {
         oomCount++;
-        if (ooms.length < maxOoms) ooms.push(recordedOomRecord(trace, allocator, recordedK, at, live, capacityBytes));
+        if (ooms.length < maxOoms) ooms.push(recordedOomRecord(trace, allocator, recordedK, at, liveNow, capacityBytes));
       }
       recordedK++;
       nextRecorded = recordedK < recordedAt.length ? (recordedAt[recordedK] as number) : -1;
@@ -182,7 +197,21 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
   let curStep: StepRecord | undefined;
   let curStepId = NaN;
 
-  for (; i < n; i++) {
+  // The trace may grow between steps: replay what there is, then ask for more; an empty step (the
+  // trace ended) ends the loop.
+  for (;;) {
+    if (i >= n) {
+      const more: number = yield i;
+      if (more === undefined || more <= i) break;
+      n = more;
+      ({ op, alloc, size, step } = trace);
+      streamCol = trace.stream;
+      if (trace.allocCount > handle.length) {
+        const grown = new Int32Array(Math.max(trace.allocCount, handle.length * 2));
+        grown.set(handle);
+        handle = grown;
+      }
+    }
     const s = step[i] as number;
     if (s !== curStepId) {
       curStepId = s;
@@ -193,7 +222,7 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
         steps.push(curStep);
       }
     }
-    if (i === nextRecorded) takeRecorded(i);
+    if (i === nextRecorded) takeRecorded(i, live);
     const a = alloc[i] as number;
     if (op[i] === OP_ALLOC) {
       const bytes = size[i] as number;
@@ -257,8 +286,9 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
     sampler.add(i, live, allocated, reserved);
     if (capture.size > 0 && capture.has(i)) states.push({ event: i, reason: 'requested', state: allocator.state() });
     if (onProgress && (i & 0xffff) === 0xffff) onProgress(i + 1, n);
+    i++;
   }
-  if (completed && nextRecorded === n) takeRecorded(n);
+  if (completed && nextRecorded === n) takeRecorded(n, live);
   const replayed = completed ? n : i + 1;
   // The last event whose effect is recorded (a failed, stopping request changes nothing).
   const lastEvent = completed ? n - 1 : i - 1;

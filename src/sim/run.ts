@@ -3,7 +3,8 @@ import { allocatorConfiguration, resolveOptions } from '../allocators/registry.j
 import type { OnlineAllocator } from '../allocators/types.js';
 import type { Trace } from '../trace/model.js';
 import { kindMismatchNote, PlacementComparison } from './fidelity.js';
-import { replayTrace, type ReplayOptions, type ReplayOutcome } from './replay.js';
+import type { TraceFeed } from '../trace/pipeline/feed.js';
+import { replayInSteps, type ReplayOptions, type ReplayOutcome } from './replay.js';
 import { buildReplayReport, type ReplayReport } from './report.js';
 import { chooseStart, type StartMode, startNote } from './start.js';
 import { type AttributionOptions, checkGroupBy } from '../attribution/index.js';
@@ -37,8 +38,17 @@ export function effectiveCapacity(trace: Trace, capacityBytes?: number): number 
   return typeof fromTrace === 'number' ? fromTrace : Infinity;
 }
 
-/** Replays a trace through a registered allocator and builds the `memsim.replay/1` report. */
-export function replay(trace: Trace, run: RunOptions = {}): RunResult {
+/** A replay set up: the allocator created, the engine ready to step through the trace. */
+interface StartedRun {
+  allocator: OnlineAllocator;
+  /** True when the replay may run ahead of a trace still being read (see `replayFeed`). */
+  streams: boolean;
+  steps: Generator<number, ReplayOutcome, number>;
+  /** The run's report, from the engine's outcome (once the trace is complete). */
+  result(outcome: ReplayOutcome): RunResult;
+}
+
+function startRun(trace: Trace, run: RunOptions): StartedRun {
   const { def, options } = allocatorConfiguration(run.allocator ?? 'naive', run.options ?? {});
   const resolved = resolveOptions(def, options, trace);
   if (def.needsRecordedHistory && !trace.recorded) {
@@ -52,7 +62,7 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
   // A simulation of a recorded history is compared with it (an allocator that replays the history
   // itself has nothing to compare).
   const comparison = !def.needsRecordedHistory && PlacementComparison.applies(trace) ? new PlacementComparison(trace) : undefined;
-  const outcome = replayTrace(
+  const steps = replayInSteps(
     trace,
     allocator,
     capacity,
@@ -60,27 +70,60 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
       ? { ...run, onPlacement: comparison.chain(run.onPlacement), onRecordedOom: (k, _e, live) => comparison.recordedOom(k, live, allocator, capacity) }
       : run,
   );
-  const said = def.needsRecordedHistory ? undefined : startNote(start, trace, def.name);
-  const notes = [...resolved.notes, ...(said ? [said] : []), ...(trace.recorded?.notes ?? []), ...(allocator.notes?.() ?? [])];
-  const report = buildReplayReport(
-    trace,
-    { name: def.name, options: resolved.values, stats: allocator.stats() },
-    capacity,
-    outcome,
-    notes,
-  );
-  if (start) report.start = start;
-  if (run.attribution !== false) report.attribution = attributeReplay(trace, outcome, def.name, run.attribution);
-  for (const [key, value] of Object.entries(allocator.reportSections?.() ?? {})) {
-    if (!(key in report)) report[key] = value;
+  const streams = !trace.recorded && !comparison && !start && (def.streams?.(resolved.values as never, capacity) ?? false);
+  const result = (outcome: ReplayOutcome): RunResult => {
+    const said = def.needsRecordedHistory ? undefined : startNote(start, trace, def.name);
+    const notes = [...resolved.notes, ...(said ? [said] : []), ...(trace.recorded?.notes ?? []), ...(allocator.notes?.() ?? [])];
+    const report = buildReplayReport(
+      trace,
+      { name: def.name, options: resolved.values, stats: allocator.stats() },
+      capacity,
+      outcome,
+      notes,
+    );
+    if (start) report.start = start;
+    if (run.attribution !== false) report.attribution = attributeReplay(trace, outcome, def.name, run.attribution);
+    for (const [key, value] of Object.entries(allocator.reportSections?.() ?? {})) {
+      if (!(key in report)) report[key] = value;
+    }
+    if (comparison && !('fidelity' in report)) {
+      const fidelity = comparison.result(allocator.reservedBytes);
+      const mismatch = def.recordedAs ? kindMismatchNote(def.name, def.recordedAs, trace) : undefined;
+      if (def.recordedAs) fidelity.simulatesRecordedKind = mismatch === undefined;
+      report['fidelity'] = fidelity;
+      if (fidelity.withAllocatedBytes + fidelity.withAddress > 0) report.notes.push(comparison.note());
+      if (mismatch) report.notes.push(mismatch);
+    }
+    return { report, outcome, allocator };
+  };
+  return { allocator, streams, steps, result };
+}
+
+/** Replays a trace through a registered allocator and builds the `memsim.replay/1` report. */
+export function replay(trace: Trace, run: RunOptions = {}): RunResult {
+  const r = startRun(trace, run);
+  let step = r.steps.next();
+  while (!step.done) step = r.steps.next(trace.length);
+  return r.result(step.value);
+}
+
+/**
+ * {@link replay} of a trace still being read on another thread: the replay runs as the events arrive,
+ * when the allocator allows it (its definition's `streams`), else once the trace is complete. The
+ * report is the one `replay` gives for the complete trace, byte for byte; reading problems are thrown
+ * as reading it would.
+ */
+export async function replayFeed(feed: TraceFeed, run: RunOptions = {}): Promise<RunResult> {
+  const trace = feed.trace;
+  const r = startRun(trace, run);
+  if (!r.streams) await feed.finish();
+  let step = r.steps.next();
+  for (;;) {
+    if (step.done) break;
+    if (step.value < trace.length) step = r.steps.next(trace.length);
+    else if (!(await feed.more())) step = r.steps.next(trace.length);
   }
-  if (comparison && !('fidelity' in report)) {
-    const fidelity = comparison.result(allocator.reservedBytes);
-    const mismatch = def.recordedAs ? kindMismatchNote(def.name, def.recordedAs, trace) : undefined;
-    if (def.recordedAs) fidelity.simulatesRecordedKind = mismatch === undefined;
-    report['fidelity'] = fidelity;
-    if (fidelity.withAllocatedBytes + fidelity.withAddress > 0) report.notes.push(comparison.note());
-    if (mismatch) report.notes.push(mismatch);
-  }
-  return { report, outcome, allocator };
+  // A replay stopped at an OOM still reports the whole trace (and its problems, if it has any).
+  await feed.finish();
+  return r.result(step.value);
 }

@@ -1,4 +1,5 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
+import { columnOf, growColumn, growsInPlace, newColumn } from './columns.js';
 import { decimalId, IdTable, StringInterner } from './id-table.js';
 import { invalidIdMessage, invalidUtf8At } from './utf8.js';
 import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta, type TraceStacks } from './model.js';
@@ -14,25 +15,19 @@ export interface BuildOptions {
    * (extrapolated from the share read so far) rather than by small steps, each of which copies them.
    */
   source?: { readonly readBytes: number; readonly totalBytes: number; readonly base?: number };
+  /**
+   * Called with the builder after every `every` events (a reader on another thread publishes the
+   * trace so far: see `trace/pipeline/`).
+   */
+  onEvents?: { every: number; call: (builder: TraceBuilder) => void };
 }
 
 const encoder = new TextEncoder();
 
-/** A column of `cap` entries holding the first `n` of `a` (the rest zero, or `fill`). */
-function growF64(a: Float64Array, cap: number, n = a.length, fill?: number): Float64Array {
-  const b = new Float64Array(cap);
-  b.set(n < a.length ? a.subarray(0, n) : a);
-  if (fill !== undefined) b.fill(fill, n);
-  return b;
-}
-function growU32(a: Uint32Array, cap: number, n = a.length): Uint32Array {
-  const b = new Uint32Array(cap);
-  b.set(n < a.length ? a.subarray(0, n) : a);
-  return b;
-}
-function growI32(a: Int32Array, cap: number): Int32Array {
-  const b = new Int32Array(cap);
-  b.set(a);
+/** A copy of `a` with `n` entries: its first ones, then zeros. */
+function resized(a: Uint32Array, n: number): Uint32Array {
+  const b = new Uint32Array(n);
+  b.set(a.subarray(0, Math.min(n, a.length)));
   return b;
 }
 
@@ -58,6 +53,9 @@ export class TraceBuilder {
   entries: { list: string; fields: Readonly<Record<string, string>> } | undefined;
   private readonly lenient: boolean;
   private readonly source: BuildOptions['source'];
+  private readonly onEvents: BuildOptions['onEvents'];
+  /** The event count at which `onEvents` is called next. */
+  private nextCall = Infinity;
 
   private n = 0;
   private cap: number;
@@ -71,11 +69,13 @@ export class TraceBuilder {
   private time: Float64Array | null = null;
   private align: Uint32Array | null = null;
 
+  /** Events the columns reserve room for (address space; see columns.ts), from the file's length. */
+  private readonly reserve: number;
   private allocs = 0;
   private allocCap: number;
   private allocEvent: Uint32Array;
   private freeEvent: Int32Array;
-  private readonly ids = new IdTable();
+  private readonly ids: IdTable;
   private readonly tags = new StringInterner();
 
   private currentStep = 0;
@@ -95,15 +95,21 @@ export class TraceBuilder {
     this.file = file;
     this.lenient = options.lenient ?? false;
     this.source = options.source;
+    this.onEvents = options.onEvents;
+    if (this.onEvents) this.nextCall = this.onEvents.every;
     this.cap = Math.max(1024, options.expectedEvents ?? 0);
-    this.op = new Uint8Array(this.cap);
-    this.alloc = new Uint32Array(this.cap);
-    this.size = new Float64Array(this.cap);
-    this.step = new Float64Array(this.cap);
-    this.line = new Uint32Array(this.cap);
+    // No event takes fewer than 4 bytes of a file; without a file, twice what is expected, or 2^26.
+    const total = options.source?.totalBytes ?? 0;
+    this.reserve = total > 0 ? Math.ceil(total / 4) + 4096 : options.expectedEvents ? 2 * options.expectedEvents + 4096 : 2 ** 26;
+    this.op = newColumn(Uint8Array, this.cap, this.reserve);
+    this.alloc = newColumn(Uint32Array, this.cap, this.reserve);
+    this.size = newColumn(Float64Array, this.cap, this.reserve);
+    this.step = newColumn(Float64Array, this.cap, this.reserve);
+    this.line = newColumn(Uint32Array, this.cap, this.reserve);
     this.allocCap = this.cap >> 1;
-    this.allocEvent = new Uint32Array(this.allocCap);
-    this.freeEvent = new Int32Array(this.allocCap);
+    this.allocEvent = newColumn(Uint32Array, this.allocCap, this.reserve);
+    this.freeEvent = newColumn(Int32Array, this.allocCap, this.reserve);
+    this.ids = new IdTable(this.reserve);
   }
 
   /** Number of events accepted so far. */
@@ -124,6 +130,8 @@ export class TraceBuilder {
    * each call corrects the size when it is off by more than 6%.
    */
   reserveFor(consumedBytes: number): void {
+    // Columns that grow in place need no estimate.
+    if (growsInPlace(this.op, this.reserve)) return;
     const total = this.source?.totalBytes ?? 0;
     if (total <= 0 || consumedBytes <= 0 || consumedBytes >= total || this.n === 0) return;
     const events = Math.ceil(((this.n * total) / consumedBytes) * 1.03) + 1024;
@@ -354,8 +362,8 @@ export class TraceBuilder {
   private resizeAllocs(cap: number): void {
     this.allocCap = cap;
     this.ids.reserve(cap);
-    this.allocEvent = growU32(this.allocEvent, cap);
-    this.freeEvent = growI32(this.freeEvent, cap);
+    this.allocEvent = growColumn(this.allocEvent, cap, this.allocs, this.reserve);
+    this.freeEvent = growColumn(this.freeEvent, cap, this.allocs, this.reserve);
   }
 
   private growEvents(): void {
@@ -364,23 +372,73 @@ export class TraceBuilder {
 
   private resizeEvents(cap: number): void {
     const n = this.n;
-    const op = new Uint8Array(cap);
-    op.set(this.op.subarray(0, n));
-    this.op = op;
-    this.alloc = growU32(this.alloc, cap, n);
-    this.size = growF64(this.size, cap, n);
-    this.step = growF64(this.step, cap, n);
-    this.line = growU32(this.line, cap, n);
-    if (this.stream) this.stream = growF64(this.stream, cap, n);
-    if (this.tag) this.tag = growU32(this.tag, cap, n);
-    if (this.time) this.time = growF64(this.time, cap, n, NaN);
-    if (this.align) this.align = growU32(this.align, cap, n);
+    const r = this.reserve;
+    this.op = growColumn(this.op, cap, n, r);
+    this.alloc = growColumn(this.alloc, cap, n, r);
+    this.size = growColumn(this.size, cap, n, r);
+    this.step = growColumn(this.step, cap, n, r);
+    this.line = growColumn(this.line, cap, n, r);
+    if (this.stream) this.stream = growColumn(this.stream, cap, n, r);
+    if (this.tag) this.tag = growColumn(this.tag, cap, n, r);
+    if (this.time) this.time = growColumn(this.time, cap, n, r);
+    if (this.align) this.align = growColumn(this.align, cap, n, r);
     this.cap = cap;
+  }
+
+  /** Calls `onEvents` (before event `nextCall` is written: the events before it are complete). */
+  private called(): void {
+    const on = this.onEvents as NonNullable<BuildOptions['onEvents']>;
+    this.n--;
+    on.call(this);
+    this.n++;
+    this.nextCall += on.every;
+  }
+
+  /**
+   * The trace so far, for a reader that publishes it while reading: the columns as they are (views of
+   * their capacity; only the first `length` entries are written), the ids and tags so far, no
+   * checks. The columns and ids share memory with the builder's when they grow in place.
+   */
+  partial(): Trace {
+    const n = this.n;
+    const a = this.allocs;
+    return {
+      path: this.file,
+      format: '',
+      meta: this.meta,
+      length: n,
+      op: this.op,
+      alloc: this.alloc,
+      size: this.size,
+      step: this.step,
+      stream: this.stream,
+      tag: this.tag,
+      time: this.time,
+      align: this.align,
+      line: this.line,
+      tags: this.tags.strings,
+      allocCount: a,
+      ids: this.ids,
+      allocEvent: this.allocEvent,
+      freeEvent: this.freeEvent,
+      summary: {
+        events: n,
+        allocs: a,
+        frees: this.frees,
+        steps: this.stepSet.size,
+        peakLiveBytes: this.peakLive,
+        peakLiveEvent: this.peakLiveEvent,
+        finalLiveBytes: this.live,
+        finalLiveAllocs: this.liveAllocs,
+      },
+      skipped: { unknownFree: this.unknownFree, doubleAlloc: this.doubleAlloc },
+      initialEvents: this.initialEvents,
+    };
   }
 
   /** An align column for the events so far: the default on every alloc, 0 on every free. */
   private defaultAligns(cap: number): Uint32Array {
-    const a = new Uint32Array(cap);
+    const a = newColumn(Uint32Array, cap, this.reserve);
     for (let k = 0; k < this.n; k++) if (this.op[k] === OP_ALLOC) a[k] = DEFAULT_ALIGN_BYTES;
     return a;
   }
@@ -388,6 +446,7 @@ export class TraceBuilder {
   private push(op: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
     const i = this.n++;
     if (i >= this.cap) this.growEvents();
+    if (i === this.nextCall) this.called();
     this.op[i] = op;
     this.size[i] = sizeBytes;
     if (step === step && (step !== this.currentStep || i === 0)) {
@@ -398,11 +457,11 @@ export class TraceBuilder {
     }
     this.step[i] = this.currentStep;
     this.line[i] = line;
-    if (stream !== 0 && !this.stream) this.stream = new Float64Array(this.cap);
+    if (stream !== 0 && !this.stream) this.stream = newColumn(Float64Array, this.cap, this.reserve);
     if (this.stream) this.stream[i] = stream;
-    if (tagIndex !== 0 && !this.tag) this.tag = new Uint32Array(this.cap);
+    if (tagIndex !== 0 && !this.tag) this.tag = newColumn(Uint32Array, this.cap, this.reserve);
     if (this.tag) this.tag[i] = tagIndex;
-    if (time === time && !this.time) this.time = new Float64Array(this.cap).fill(NaN);
+    if (time === time && !this.time) this.time = newColumn(Float64Array, this.cap, this.reserve).fill(NaN, 0, i);
     if (this.time) this.time[i] = time;
     return i;
   }
@@ -416,10 +475,11 @@ export class TraceBuilder {
     const n = this.n;
     const a = this.allocs;
     this.ids.trim();
-    // Columns sized from the file's length have little slack: keep them (a view, no copy) unless
-    // more than an eighth of them is unused.
+    // Columns that grew in place are viewed at their length (room not written costs nothing); copied
+    // columns were sized from the file's length and have little slack: a view too, unless more than
+    // an eighth of them is unused.
     const fit = <T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(col: T, count: number): T =>
-      (col.length - count) * 8 > col.length ? (col.slice(0, count) as T) : (col.subarray(0, count) as T);
+      growsInPlace(col, count) || (col.length - count) * 8 <= col.length ? columnOf(col, count) : (col.slice(0, count) as T);
     const trace: Trace = {
       path: this.file,
       format,
@@ -456,7 +516,7 @@ export class TraceBuilder {
     if (recorded) trace.recorded = recorded;
     if (this.stacks) {
       const of = this.stacks.ofAllocation;
-      trace.stacks = of.length === a ? this.stacks : { ...this.stacks, ofAllocation: growU32(of.subarray(0, Math.min(a, of.length)), a) };
+      trace.stacks = of.length === a ? this.stacks : { ...this.stacks, ofAllocation: resized(of, a) };
     }
     return trace;
   }

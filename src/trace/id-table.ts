@@ -9,6 +9,8 @@
  * sparse number, a pointer say, goes through the hash index like any other id).
  */
 
+import { columnOf, growColumn, growsInPlace, newColumn } from './columns.js';
+
 const EMPTY = -1;
 /** {@link decimalId}: the id is not a plain decimal number that the direct table may hold. */
 export const NOT_DECIMAL = -1;
@@ -42,18 +44,19 @@ export function hashBytes(buf: Uint8Array, s: number, e: number): number {
 
 const encoder = new TextEncoder();
 
-/** Grows a typed array to at least `need` elements (1.5x steps). */
-function grown<T extends Uint8Array | Uint32Array | Int32Array>(a: T, need: number): T {
+/** Grows a column to at least `need` elements (1.5x steps), in place when it can (see columns.ts). */
+function grown<T extends Uint8Array | Uint32Array | Int32Array>(a: T, need: number, reserve: number): T {
   let cap = a.length;
   while (cap < need) cap = Math.ceil(cap * 1.5) + 16;
-  const b = new (a.constructor as { new (n: number): T })(cap);
-  b.set(a);
-  return b;
+  return growColumn(a, cap, a.length, reserve);
 }
 
-/** A typed array of `count` entries: a view when little is unused, else a copy that frees the rest. */
+/**
+ * A typed array of `count` entries: a view when it grew in place or little is unused (room not
+ * written costs nothing then), else a copy that frees the rest.
+ */
 function fitted<T extends Uint8Array | Uint32Array | Int32Array>(a: T, count: number): T {
-  return (a.length - count) * 8 > a.length ? (a.slice(0, count) as T) : (a.subarray(0, count) as T);
+  return growsInPlace(a, count) || (a.length - count) * 8 <= a.length ? columnOf(a, count) : (a.slice(0, count) as T);
 }
 
 /**
@@ -64,13 +67,13 @@ function fitted<T extends Uint8Array | Uint32Array | Int32Array>(a: T, count: nu
  */
 export class IdTable {
   /** Decimal mode: the id of each allocation as a number; null once ids are kept as bytes. */
-  private values: Uint32Array | null = new Uint32Array(1 << 10);
-  private bytes = new Uint8Array(0);
-  private view = Buffer.alloc(0);
+  private values: Uint32Array | null;
+  private bytes: Uint8Array = new Uint8Array(0);
+  private view: Buffer = Buffer.alloc(0);
   private used = 0;
   /** offs[a] is where id a starts; offs[a + 1] where it ends. */
-  private offs = new Uint32Array(0);
-  private hashes = new Int32Array(0);
+  private offs: Uint32Array = new Uint32Array(0);
+  private hashes: Int32Array = new Int32Array(0);
   private slots = new Int32Array(1 << 11).fill(EMPTY);
   private mask = (1 << 11) - 1;
   private keys = 0;
@@ -87,6 +90,14 @@ export class IdTable {
   private probedHash = 0;
   /** Number of allocations. */
   length = 0;
+  /** Allocations the columns reserve room for (address space only, see columns.ts). */
+  private readonly reserveAllocs: number;
+
+  /** @param reserveAllocs how many allocations to reserve room for (a larger table copies once more). */
+  constructor(reserveAllocs = 2 ** 26) {
+    this.reserveAllocs = reserveAllocs;
+    this.values = newColumn(Uint32Array, 1 << 10, reserveAllocs);
+  }
 
   /** The id of allocation `a` as text. */
   get(a: number): string {
@@ -185,9 +196,10 @@ export class IdTable {
     this.values = null;
     const n = this.length;
     this.length = 0;
-    this.offs = new Uint32Array(Math.max(values.length, n) + 1);
-    this.hashes = new Int32Array(Math.max(values.length, n));
-    this.bytes = new Uint8Array(Math.max(1 << 12, n * 8));
+    const r = this.reserveAllocs;
+    this.offs = newColumn(Uint32Array, Math.max(values.length, n) + 1, r + 1);
+    this.hashes = newColumn(Int32Array, Math.max(values.length, n), r);
+    this.bytes = newColumn(Uint8Array, Math.max(1 << 12, n * 8), r * 12);
     this.view = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
     const digits = new Uint8Array(10);
     for (let a = 0; a < n; a++) {
@@ -206,14 +218,14 @@ export class IdTable {
     const a = this.length++;
     const n = e - s;
     if (this.used + n > this.bytes.length) {
-      this.bytes = grown(this.bytes, this.used + n);
+      this.bytes = grown(this.bytes.length === 0 ? newColumn(Uint8Array, 1 << 12, this.reserveAllocs * 12) : this.bytes, this.used + n, this.reserveAllocs * 12);
       this.view = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
     }
     const bytes = this.bytes;
     const at = this.used;
     for (let k = 0; k < n; k++) bytes[at + k] = buf[s + k] as number;
-    if (a + 2 > this.offs.length) this.offs = grown(this.offs, a + 2);
-    if (a + 1 > this.hashes.length) this.hashes = grown(this.hashes, a + 1);
+    if (a + 2 > this.offs.length) this.offs = grown(this.offs, a + 2, this.reserveAllocs + 1);
+    if (a + 1 > this.hashes.length) this.hashes = grown(this.hashes, a + 1, this.reserveAllocs);
     this.offs[a] = at;
     this.used = at + n;
     this.offs[a + 1] = this.used;
@@ -260,15 +272,15 @@ export class IdTable {
     }
     const values = this.values;
     if (values) {
-      if (allocations > values.length) this.values = grown(values, allocations);
+      if (allocations > values.length) this.values = grown(values, allocations, this.reserveAllocs);
       return;
     }
-    if (allocations + 1 > this.offs.length) this.offs = grown(this.offs, allocations + 1);
-    if (allocations > this.hashes.length) this.hashes = grown(this.hashes, allocations);
+    if (allocations + 1 > this.offs.length) this.offs = grown(this.offs, allocations + 1, this.reserveAllocs + 1);
+    if (allocations > this.hashes.length) this.hashes = grown(this.hashes, allocations, this.reserveAllocs);
     if (this.length > 0) {
       const bytes = Math.ceil((this.used / this.length) * allocations);
       if (bytes > this.bytes.length) {
-        this.bytes = grown(this.bytes, bytes);
+        this.bytes = grown(this.bytes, bytes, this.reserveAllocs * 12);
         this.view = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
       }
     }
@@ -319,6 +331,25 @@ export class IdTable {
     return t;
   }
 
+  /**
+   * What another thread needs to read the ids so far (see {@link IdTable.reading}): the id columns,
+   * which share memory with this table's when they grow in place.
+   */
+  shareable(): SharedIds {
+    return { values: this.values, bytes: this.bytes, offs: this.offs, length: this.length };
+  }
+
+  /** A table that reads the ids of a {@link IdTable.shareable} (it answers `get`, not lookups). */
+  static reading(shared: SharedIds): IdTable {
+    const t = new IdTable(16);
+    t.values = shared.values;
+    t.bytes = shared.bytes;
+    t.view = Buffer.from(shared.bytes.buffer, shared.bytes.byteOffset, shared.bytes.byteLength);
+    t.offs = shared.offs;
+    t.length = shared.length;
+    return t;
+  }
+
   /** Releases growth slack once the trace is complete. */
   trim(): void {
     if (this.values) {
@@ -332,6 +363,14 @@ export class IdTable {
   }
 }
 
+/** The id columns of a table, as {@link IdTable.shareable} hands them to another thread. */
+export interface SharedIds {
+  values: Uint32Array | null;
+  bytes: Uint8Array;
+  offs: Uint32Array;
+  length: number;
+}
+
 /**
  * Interned strings (tags) keyed by their bytes: a repeated tag costs a hash and a compare, and its
  * string is made once.
@@ -340,7 +379,7 @@ export class StringInterner {
   /** index -> string; index 0 is the empty string. */
   readonly strings: string[] = [''];
   /** Keys in the same order as `strings`, so an entry's number is its index. */
-  private readonly keys = new IdTable();
+  private readonly keys = new IdTable(1 << 12);
 
   constructor() {
     const empty = new Uint8Array(0);

@@ -63,6 +63,8 @@ export class BfcAllocator implements OnlineAllocator {
   failures = 0;
   /** Remarks fixed at creation (how the limit was chosen), before those the run adds. */
   staticNotes: string[] = [];
+  /** Remarks on the trace, asked for when the report is made (the trace is complete then). */
+  traceNotes: () => string[] = () => [];
   private readonly maxInternalFragmentation: number;
   private failNumBytes = 0;
   private failRounded = 0;
@@ -351,6 +353,6 @@ export class BfcAllocator implements OnlineAllocator {
   }
 
   notes(): string[] {
-    return [...this.staticNotes, ...bfcNotes(this)];
+    return [...this.staticNotes, ...this.traceNotes(), ...bfcNotes(this)];
   }
 }

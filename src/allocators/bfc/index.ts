@@ -52,6 +52,8 @@ export const bfc = defineAllocator({
   },
   whatIf: bfcWhatIf,
   recordedAs: ['tensorflow-bfc'],
+  // Without a memory limit or a capacity, the limit is taken from the whole trace's peak.
+  streams: (o, capacityBytes) => o.memory_limit !== null || Number.isFinite(capacityBytes),
   create(o, ctx) {
     const capacity = ctx.capacityBytes;
     const notes: string[] = [];
@@ -68,9 +70,7 @@ export const bfc = defineAllocator({
           (o.allow_growth ? '' : '; with allow_growth=false it reserves the whole limit at the first request, so peak reserved is that limit — --option allow_growth=true shows regions growing on demand'),
       );
     }
-    if (ctx.trace.stream) notes.push('bfc serves every stream from one pool, as TensorFlow does for a GPU; stream ids are ignored');
     const { trace } = ctx;
-    const tagCol = trace.tag;
     const allocator = new BfcAllocator({
       memoryLimitBytes: limit,
       allowGrowth: o.allow_growth,
@@ -80,12 +80,14 @@ export const bfc = defineAllocator({
       deviceCapacityBytes: capacity,
       deviceBaseAddress: BFC_DEVICE_BASE,
       name: o.name,
+      // The trace's columns are read when an OOM asks (a trace read while replayed grows until then).
       opName: (event) => {
-        const t = tagCol ? (tagCol[event] as number) : 0;
+        const t = trace.tag ? (trace.tag[event] as number) : 0;
         return t > 0 ? (trace.tags[t] as string) : null;
       },
     });
     allocator.staticNotes = notes;
+    allocator.traceNotes = () => (trace.stream ? ['bfc serves every stream from one pool, as TensorFlow does for a GPU; stream ids are ignored'] : []);
     return allocator;
   },
 });

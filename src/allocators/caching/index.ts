@@ -21,6 +21,8 @@ export const caching = defineAllocator({
   defaultsFromTrace,
   whatIf: cachingWhatIf,
   recordedAs: ['pytorch-caching'],
+  // Only a recorded history (never read while replayed) is read beyond the event at hand.
+  streams: () => true,
   create(options, ctx) {
     const base = { ...defaultOptionValues(), ...(defaultsFromTrace(ctx.trace)?.values ?? {}) };
     // A fresh start knows nothing of the recorded layout or placements (the trace's settings still

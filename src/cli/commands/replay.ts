@@ -3,9 +3,10 @@ import { allocatorNames, loadAllocator } from '../../allocators/registry.js';
 import { renderJson } from '../../report/json.js';
 import { renderReplayMarkdown } from '../../report/replay-markdown.js';
 import { renderReplayText } from '../../report/replay-text.js';
-import { effectiveCapacity, replay, type RunOptions } from '../../sim/run.js';
+import { effectiveCapacity, replay, replayFeed, type RunOptions } from '../../sim/run.js';
 import type { ReplayReport } from '../../sim/report.js';
 import { readTraceFile } from '../../trace/open.js';
+import { TraceFeed } from '../../trace/pipeline/feed.js';
 import { formatBytes, formatHex } from '../../util/bytes.js';
 import { parseConfiguration } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
@@ -85,10 +86,15 @@ Examples:
         if (o.format === 'html') htmlDestination(o.output);
         await loadAllocator(parseConfiguration(o.allocator).name);
         const html = o.format === 'html' ? await import('./replay-html.js') : undefined;
+        // A large CSV or JSONL file is read on another thread while it is replayed (text, JSON and
+        // Markdown reports: the HTML one draws states of the whole trace).
+        const feed = !html && TraceFeed.suits(tracePath, readOptions(o)) ? await TraceFeed.open(tracePath, readOptions(o)) : null;
         const reading = new Progress(o.progress as ProgressMode, 'read');
-        const trace = await readTraceFile(tracePath, readOptions(o, {
-          onProgress: (done, total) => reading.update(done, total, 'bytes'),
-        }));
+        const trace =
+          feed?.trace ??
+          (await readTraceFile(tracePath, readOptions(o, {
+            onProgress: (done, total) => reading.update(done, total, 'bytes'),
+          })));
         reading.done();
         const progress = new Progress(o.progress as ProgressMode, 'replay');
         const placements = o.placements ? new LineFile(o.placements) : undefined;
@@ -114,12 +120,15 @@ Examples:
           };
           if (html) {
             ({ result, page } = html.replayPage(trace, run, { capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom }));
+          } else if (feed) {
+            result = await replayFeed(feed, run);
           } else {
             result = replay(trace, run);
           }
         } finally {
           progress.done();
           placements?.close();
+          feed?.close();
         }
         const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
         writeOutput(page ?? renderReplay(result.report, o.format as 'text' | 'json' | 'markdown', color, o.oomDump), o.output);

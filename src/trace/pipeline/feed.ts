@@ -1,0 +1,198 @@
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { MemsimError, TraceError, UsageError } from '../../errors.js';
+import { IdTable } from '../id-table.js';
+import type { Trace } from '../model.js';
+import { detectReader } from '../open.js';
+import type { ReadOptions } from '../readers.js';
+import { peekBytes } from '../source.js';
+import type { PartialTrace, ReaderInit, ReaderMessage } from './protocol.js';
+
+/**
+ * Below this size a file is read before it is replayed: a reading thread takes some tens of
+ * milliseconds to start, about what reading a few MiB takes.
+ */
+export const PIPELINE_MIN_BYTES = 8 * 2 ** 20;
+
+/** Formats whose events stream from the start of the file, meta first (a JSON trace may end with its meta). */
+const STREAMED_FORMATS: readonly string[] = ['csv', 'jsonl'];
+
+/** The reading thread's module (the built one when running from the sources, as tests do). */
+function readerUrl(): URL | null {
+  const here = import.meta.url;
+  const url = here.endsWith('.ts') ? new URL('../../../dist/trace/pipeline/reader-thread.js', here) : new URL('./reader-thread.js', here);
+  return existsSync(fileURLToPath(url)) ? url : null;
+}
+
+/**
+ * A trace being read on another thread while this one uses it: `trace` is a {@link Trace} whose
+ * columns hold the events read so far (`trace.length` of them; the columns grow in place in shared
+ * memory) and whose other fields follow; once {@link TraceFeed.more} returns false it is the complete
+ * trace, the very one `readTrace` returns. Reading problems surface from `more` as `readTrace` would
+ * throw them. See `sim/run.ts`'s `replayFeed`.
+ */
+export class TraceFeed {
+  readonly trace: Trace;
+  private done = false;
+  /** True once the reading thread's last message has arrived (it may not be applied yet). */
+  private ended = false;
+  private readonly queue: ReaderMessage[] = [];
+  private wake: (() => void) | undefined;
+  private failure: Error | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    path: string,
+  ) {
+    this.trace = emptyTrace(path);
+    worker.on('message', (m: ReaderMessage) => this.arrive(m));
+    worker.on('error', (e: Error) => this.fail(e));
+    worker.on('exit', (code) => {
+      if (!this.ended && !this.failure) this.fail(new Error(`the reading thread stopped (exit code ${code})`));
+    });
+  }
+
+  /**
+   * Whether reading `path` on another thread pays: a file (not standard input) of at least `minBytes`,
+   * in a format read as a stream of events (CSV, JSON Lines) whose header comes first.
+   */
+  static suits(path: string, options: ReadOptions = {}, minBytes = PIPELINE_MIN_BYTES): boolean {
+    if (path === '-') return false;
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      return false;
+    }
+    if (!st.isFile() || st.size < minBytes) return false;
+    try {
+      return STREAMED_FORMATS.includes(detectReader(path, peekBytes(path, 64 * 1024), options.format).format);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Starts reading `path` on another thread and waits for its first events (or its end): the trace's
+   * format and meta are known then. Returns null when no reading thread can be started here.
+   */
+  static async open(path: string, options: ReadOptions = {}, every = 1 << 16): Promise<TraceFeed | null> {
+    const url = readerUrl();
+    if (!url) return null;
+    const init: ReaderInit = {
+      path,
+      every,
+      options: {
+        ...(options.lenient !== undefined ? { lenient: options.lenient } : {}),
+        ...(options.format !== undefined ? { format: options.format } : {}),
+        ...(options.device !== undefined ? { device: options.device } : {}),
+        ...(options.allocatorName !== undefined ? { allocatorName: options.allocatorName } : {}),
+      },
+    };
+    const feed = new TraceFeed(new Worker(url, { workerData: init }), path);
+    await feed.more();
+    return feed;
+  }
+
+  /** True once the trace is complete. */
+  get complete(): boolean {
+    return this.done;
+  }
+
+  /**
+   * Waits for more events and applies them to `trace`. Returns false once the trace is complete
+   * (then and afterwards); throws the reading's problems.
+   */
+  async more(): Promise<boolean> {
+    if (this.done) return false;
+    for (;;) {
+      if (this.failure) throw this.failure;
+      const m = this.queue.shift();
+      if (m) return this.apply(m);
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  /** Waits until the trace is complete. */
+  async finish(): Promise<Trace> {
+    while (await this.more()) {
+      // every message is applied as it comes
+    }
+    return this.trace;
+  }
+
+  /** Stops the reading thread (after a failure of the caller, say). */
+  close(): void {
+    void this.worker.terminate();
+  }
+
+  private arrive(m: ReaderMessage): void {
+    if (m.kind !== 'events') this.ended = true;
+    this.queue.push(m);
+    this.wake?.();
+  }
+
+  private fail(e: Error): void {
+    this.failure ??= e;
+    this.wake?.();
+  }
+
+  private apply(m: ReaderMessage): boolean {
+    const t = this.trace as unknown as Record<string, unknown>;
+    switch (m.kind) {
+      case 'events': {
+        const p: PartialTrace = m.trace;
+        const tags = this.trace.tags;
+        for (let k = tags.length - p.tagsFrom; k < p.newTags.length; k++) tags.push(p.newTags[k] as string);
+        const { ids, tagsFrom: _from, newTags: _tags, format: _format, ...rest } = p;
+        Object.assign(t, rest, { ids: IdTable.reading(ids) });
+        return true;
+      }
+      case 'done': {
+        Object.assign(t, m.trace, { ids: IdTable.fromClone(m.trace.ids) });
+        this.done = true;
+        void this.worker.terminate();
+        return false;
+      }
+      case 'failed':
+        this.done = true;
+        throw new TraceError(m.problems, m.total);
+      case 'crashed': {
+        this.done = true;
+        if (m.name === 'UsageError') throw new UsageError(m.message);
+        if (m.name === 'MemsimError') throw new MemsimError(m.message);
+        const e = new Error(m.message);
+        if (m.stack) e.stack = m.stack;
+        throw e;
+      }
+    }
+  }
+}
+
+/** A trace of no events yet, to be filled by a feed. */
+function emptyTrace(path: string): Trace {
+  return {
+    path,
+    format: '',
+    meta: {},
+    length: 0,
+    op: new Uint8Array(0),
+    alloc: new Uint32Array(0),
+    size: new Float64Array(0),
+    step: new Float64Array(0),
+    stream: null,
+    tag: null,
+    time: null,
+    align: null,
+    line: new Uint32Array(0),
+    tags: [''],
+    allocCount: 0,
+    ids: new IdTable(16),
+    allocEvent: new Uint32Array(0),
+    freeEvent: new Int32Array(0),
+    summary: { events: 0, allocs: 0, frees: 0, steps: 0, peakLiveBytes: 0, peakLiveEvent: -1, finalLiveBytes: 0, finalLiveAllocs: 0 },
+    skipped: { unknownFree: 0, doubleAlloc: 0 },
+    initialEvents: 0,
+  };
+}

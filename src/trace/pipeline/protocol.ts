@@ -1,0 +1,22 @@
+import type { InputProblem } from '../../errors.js';
+import type { SharedIds } from '../id-table.js';
+import type { ReadOptions } from '../readers.js';
+import type { Trace } from '../model.js';
+
+/** What the reading thread is given. */
+export interface ReaderInit {
+  path: string;
+  options: Pick<ReadOptions, 'lenient' | 'format' | 'device' | 'allocatorName'>;
+  /** Publish the trace so far after every this many events. */
+  every: number;
+}
+
+/** The trace so far as the reading thread posts it: columns share memory, ids as their columns, new tags only. */
+export type PartialTrace = Omit<Trace, 'ids' | 'tags'> & { ids: SharedIds; tagsFrom: number; newTags: string[] };
+
+/** Messages from the reading thread, in order: `events` any number of times, then `done` or `failed`. */
+export type ReaderMessage =
+  | { kind: 'events'; trace: PartialTrace }
+  | { kind: 'done'; trace: Trace }
+  | { kind: 'failed'; problems: InputProblem[]; total: number }
+  | { kind: 'crashed'; name: string; message: string; stack?: string };

@@ -1,0 +1,117 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TraceError } from '../../src/errors.js';
+import { renderJson } from '../../src/report/json.js';
+import { replay, replayFeed, type RunOptions } from '../../src/sim/run.js';
+import { TraceFeed } from '../../src/trace/pipeline/feed.js';
+import { readTrace } from '../../src/trace/read.js';
+import { tempDir } from '../helpers.js';
+
+// A trace read on another thread while it is replayed gives the report of the trace read first,
+// byte for byte, and the same problems.
+
+const dir = tempDir();
+let files = 0;
+function write(text: string, ext = 'csv'): string {
+  const p = join(dir, `t${files++}.${ext}`);
+  writeFileSync(p, text);
+  return p;
+}
+
+/** Both ways: the report's JSON and the placements each saw (or the error each threw). */
+async function both(path: string, run: RunOptions, every = 7): Promise<[string, string]> {
+  const once = async (read: () => Promise<string[]>): Promise<string> => {
+    try {
+      return (await read()).join('\n');
+    } catch (e) {
+      return e instanceof TraceError ? `error: ${e.message}` : `other: ${String(e)}`;
+    }
+  };
+  const seq = await once(async () => {
+    const placed: string[] = [];
+    const trace = readTrace(path);
+    const r = replay(trace, { ...run, onPlacement: (ev, a, addr) => placed.push(`${ev},${trace.ids.get(a)},${addr}`) });
+    return [renderJson(r.report), ...placed];
+  });
+  const piped = await once(async () => {
+    const feed = await TraceFeed.open(path, {}, every);
+    if (!feed) throw new Error('no reading thread (run npm run build)');
+    const placed: string[] = [];
+    const r = await replayFeed(feed, { ...run, onPlacement: (ev, a, addr) => placed.push(`${ev},${feed.trace.ids.get(a)},${addr}`) });
+    return [renderJson(r.report), ...placed];
+  });
+  return [piped, seq];
+}
+
+const row = fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 5 << 20 }), fc.nat(2), fc.constantFrom('', 'w', 'x.y'));
+
+describe('replaying a trace while another thread reads it', () => {
+  it('any trace, allocator and capacity: the same report and placements (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(row, { maxLength: 120 }),
+        fc.constantFrom('naive', 'bfc[memory_limit=64MiB]', 'caching', 'bfc', 'lifetime-pool'),
+        fc.constantFrom(undefined, 24 << 20),
+        fc.constantFrom<'stop' | 'continue'>('stop', 'continue'),
+        async (rows, allocator, capacityBytes, onOom) => {
+          const lines = ['op,id,size,step,tag'];
+          const live = new Set<number>();
+          let step = 0;
+          for (const [isAlloc, id, size, d, tag] of rows) {
+            step += d === 2 ? 1 : 0;
+            if (isAlloc && !live.has(id)) {
+              live.add(id);
+              lines.push(`alloc,${id % 3 === 0 ? `t${id}` : id},${size},${step},${tag}`);
+            } else if (live.has(id)) {
+              live.delete(id);
+              lines.push(`free,${id % 3 === 0 ? `t${id}` : id},,${step},`);
+            }
+          }
+          const [piped, seq] = await both(write(lines.join('\n') + '\n'), { allocator, onOom, ...(capacityBytes ? { capacityBytes } : {}) });
+          expect(piped).toBe(seq);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it('a trace that outgrows its columns\' first room, with OOMs, through every allocator', async () => {
+    const lines = ['op,id,size,step,tag,stream'];
+    let x = 12345;
+    const live: number[] = [];
+    for (let k = 0; k < 12_000; k++) {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      if (live.length > 0 && x % 3 === 0) {
+        const id = live.splice(x % live.length, 1)[0] as number;
+        lines.push(`free,${id},,${k >> 9},,`);
+      } else {
+        live.push(k);
+        lines.push(`alloc,${k},${(x % 4096) * 1024 + 1},${k >> 9},${k % 50 === 0 ? 'big' : ''},${k % 7 === 0 ? 1 : 0}`);
+      }
+    }
+    const p = write(lines.join('\n') + '\n');
+    for (const allocator of ['naive', 'bfc', 'caching', 'lifetime-pool']) {
+      const [piped, seq] = await both(p, { allocator, capacityBytes: 2 ** 30, onOom: 'continue' }, 1000);
+      expect(seq).toContain('"oomCount"');
+      expect(piped).toBe(seq);
+    }
+  });
+
+  it('problems anywhere in the file are the ones reading it first finds', async () => {
+    const body = Array.from({ length: 200 }, (_, k) => `alloc,${k},${k + 1},0\nfree,${k},,0`).join('\n');
+    const p = write(`op,id,size,step\n${body}\nfree,nope,,1\nalloc,7,x,1\n`);
+    const [piped, seq] = await both(p, { allocator: 'naive' });
+    expect(seq).toContain('error: ');
+    expect(piped).toBe(seq);
+  });
+
+  it('JSON Lines with a capacity in its header', async () => {
+    const events = Array.from({ length: 100 }, (_, k) => `{"op":"alloc","id":"a${k}","size":${(k + 1) << 16},"step":${k >> 4}}`);
+    const p = write(`{"format":"memsim-trace","version":1,"meta":{"capacityBytes":104857600}}\n${events.join('\n')}\n`, 'jsonl');
+    const [piped, seq] = await both(p, { allocator: 'caching', onOom: 'continue' }, 3);
+    expect(seq).toContain('"capacityBytes": 104857600');
+    expect(piped).toBe(seq);
+  });
+});
