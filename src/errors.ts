@@ -16,6 +16,11 @@ export interface InputProblem {
    * e.g. `device_traces[0][4]`; the field, when given, follows it (`device_traces[0][4].size`).
    */
   entry?: string;
+  /**
+   * The event's place in the file's array (`events[3]`), where lines do not tell events apart (a JSON
+   * trace written on one line).
+   */
+  item?: string;
   /** The field of the event or record at fault, when there is one. */
   field?: string;
   message: string;
@@ -37,8 +42,9 @@ export function formatProblem(p: InputProblem): string {
   let where = p.file;
   if (p.line !== undefined) where += `:${p.line}`;
   if (p.line !== undefined && p.col !== undefined) where += `:${p.col}`;
+  const item = p.item ? `${p.item}: ` : '';
   const field = p.field ? `field "${p.field}": ` : '';
-  return `${where}: ${field}${p.message}`;
+  return `${where}: ${item}${field}${p.message}`;
 }
 
 /** Maximum number of problems listed one by one; the rest are counted. */

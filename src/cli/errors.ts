@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { MemsimError, TraceError, UsageError } from '../errors.js';
+import { describeSystemError, isSystemError } from '../util/system-error.js';
 
 /** A gate failed: the command ran to the end, and exits 1 with this message as the last stderr line. */
 export class GateFailure extends Error {
@@ -34,9 +35,9 @@ export function handleError(e: unknown, writeErr: (s: string) => void): number {
     writeErr(`memsim: ${e.message}\n`);
     return EXIT_ERROR;
   }
-  const err = e as NodeJS.ErrnoException;
-  if (err && typeof err === 'object' && (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR')) {
-    writeErr(`memsim: ${err.path ?? ''}: ${err.code === 'ENOENT' ? 'no such file or directory' : err.code === 'EACCES' ? 'permission denied' : 'is a directory'}\n`);
+  if (isSystemError(e)) {
+    // The operating system refused something (a file, a device): its words, not a bug.
+    writeErr(`memsim: ${e.path ? `${e.path}: ` : ''}${describeSystemError(e)}\n`);
     return EXIT_ERROR;
   }
   const message = e instanceof Error ? e.message : String(e);

@@ -1,5 +1,6 @@
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { UsageError } from '../errors.js';
+import { describeSystemError } from '../util/system-error.js';
 
 /** Whether to colour output written to stdout: a TTY, no NO_COLOR, no --no-color. */
 export function useColor(noColorFlag: boolean, toFile: boolean): boolean {
@@ -15,7 +16,7 @@ export function writeOutput(text: string, output: string | undefined): void {
     try {
       writeFileSync(output, text);
     } catch (e) {
-      throw new UsageError(`cannot write ${output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(`cannot write ${output}: ${describeSystemError(e)}`);
     }
     return;
   }
@@ -41,7 +42,7 @@ export class LineFile {
     try {
       this.fd = openSync(path, 'w');
     } catch (e) {
-      throw new UsageError(`cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(`cannot write ${path}: ${describeSystemError(e)}`);
     }
   }
   line(s: string): void {

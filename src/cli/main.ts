@@ -28,6 +28,11 @@ function commandsFor(argv: readonly string[] | undefined): string[] {
   return Object.keys(COMMANDS);
 }
 
+/** commander's own messages (unknown option, missing argument) under memsim's one prefix. */
+const OUTPUT = {
+  outputError: (text: string, write: (s: string) => void): void => write(text.replace(/^error: /, 'memsim: ')),
+};
+
 /**
  * The commander program. Given the command line, it defines only the command that the line runs;
  * without one, every command.
@@ -37,11 +42,12 @@ export async function buildProgram(argv?: readonly string[]): Promise<Command> {
     .description('replay device-memory allocation traces through faithful allocator simulations')
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
+    .configureOutput(OUTPUT)
     .exitOverride();
   const names = commandsFor(argv);
   const commands = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Command>)()));
   for (const cmd of commands) {
-    program.addCommand(cmd.exitOverride().showHelpAfterError('(run with --help for usage)'));
+    program.addCommand(cmd.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput(OUTPUT));
   }
   return program;
 }

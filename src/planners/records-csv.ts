@@ -99,6 +99,10 @@ export function readRecordsCsv(path: string, format: RecordsCsvFormat, source?: 
       problem(line, field, 'missing value');
       return null;
     }
+    if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v))) {
+      problem(line, field, `${String(v)} is beyond 2^53 - 1 (9,007,199,254,740,991), the largest integer memsim holds exactly`);
+      return null;
+    }
     if (typeof v === 'string' || !Number.isSafeInteger(v)) {
       problem(line, field, `expected an integer, got "${String(v)}"`);
       return null;

@@ -1,6 +1,7 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
 import { columnOf, growColumn, growsInPlace, newColumn } from './columns.js';
 import { decimalId, IdTable, StringInterner } from './id-table.js';
+import { invalidIdMessage, invalidUtf8At } from './utf8.js';
 import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta, type TraceStacks } from './model.js';
 
 /** Options every reader accepts. */
@@ -139,8 +140,17 @@ export class TraceBuilder {
     // first and frees later): the allocation tables grow as they fill.
   }
 
+  /**
+   * Where the event being read sits in the file's array (`events[3]`), for problems, when the reader
+   * says that lines do not tell events apart; -1 otherwise. Kept as a name and a number so that no
+   * string is built per event.
+   */
+  itemArray = 'events';
+  itemIndex = -1;
+
   /** Records a syntax or type problem found by the reader. */
   problem(p: Omit<InputProblem, 'file'>): void {
+    if (this.itemIndex >= 0 && p.item === undefined) p = { ...p, item: `${this.itemArray}[${this.itemIndex}]` };
     const e = this.entries;
     if (e && p.line !== undefined && p.entry === undefined) {
       const { line, col: _col, field, ...rest } = p;
@@ -158,8 +168,10 @@ export class TraceBuilder {
   }
 
   /** Where an earlier event is, for messages: `line N`, or its entry's path. */
-  protected where(line: number): string {
-    return this.entries ? this.entryAt(line) : `line ${line}`;
+  protected where(line: number, event?: number): string {
+    if (this.entries) return this.entryAt(line);
+    // On a line shared by many events the event's index says more.
+    return this.itemIndex >= 0 && event !== undefined ? `line ${line}, event ${event}` : `line ${line}`;
   }
 
   /** Marks the events added so far as reconstructed initial state (importers of windows). */
@@ -238,10 +250,19 @@ export class TraceBuilder {
       if (this.lenient) {
         this.doubleAlloc++;
       } else {
-        const first = this.line[this.allocEvent[prev] as number] as number;
-        this.problem({ line, field: 'id', message: `alloc of id "${this.ids.get(prev)}" which is still live (allocated at ${this.where(first)})` });
+        const firstEvent = this.allocEvent[prev] as number;
+        const first = this.line[firstEvent] as number;
+        this.problem({ line, field: 'id', message: `alloc of id "${this.ids.get(prev)}" which is still live (allocated at ${this.where(first, firstEvent)})` });
       }
       return -1;
+    }
+    if (prev < 0) {
+      // A new id: checked once, not at every reuse.
+      const bad = invalidUtf8At(buf, s, e);
+      if (bad >= 0) {
+        this.problem({ line, field: 'id', message: invalidIdMessage(buf, s, bad) });
+        return -1;
+      }
     }
     if (time === time && !this.checkTime(time, line)) return -1;
     const i = this.push(OP_ALLOC, sizeBytes, step, stream, tagIndex, time, line);
@@ -291,8 +312,9 @@ export class TraceBuilder {
         if (a < 0) {
           this.problem({ line, field: 'id', message: `free of id "${id}" which was never allocated` });
         } else {
-          const freedAt = this.line[this.freeEvent[a] as number] as number;
-          this.problem({ line, field: 'id', message: `free of id "${id}" which is not live (already freed at ${this.where(freedAt)})` });
+          const freedEvent = this.freeEvent[a] as number;
+          const freedAt = this.line[freedEvent] as number;
+          this.problem({ line, field: 'id', message: `free of id "${id}" which is not live (already freed at ${this.where(freedAt, freedEvent)})` });
         }
       }
       return -1;

@@ -3,6 +3,7 @@ import { hashBytes } from './id-table.js';
 import { KeyTable } from './key-table.js';
 import type { SkippedCounts, TraceMeta, TraceSummary } from './model.js';
 import { StepSet } from './step-set.js';
+import { invalidIdMessage, invalidUtf8At } from './utf8.js';
 
 /** How many freed ids a check remembers (twice this at most), to say where an id was freed. */
 export const FREED_WINDOW = 1 << 16;
@@ -75,6 +76,11 @@ export class TraceChecker extends TraceBuilder {
     if (slot >= 0) {
       if (this.isLenient) this.doubles++;
       else this.problem({ line, field: 'id', message: `alloc of id "${text(buf, s, e)}" which is still live (allocated at ${this.where(this.liveIds.first(slot))})` });
+      return -1;
+    }
+    const bad = invalidUtf8At(buf, s, e);
+    if (bad >= 0) {
+      this.problem({ line, field: 'id', message: invalidIdMessage(buf, s, bad) });
       return -1;
     }
     if (time === time && !this.timeOk(time, line)) return -1;

@@ -228,10 +228,11 @@ export class CsvScanner {
 
   /**
    * Field `i` as a number: plain decimal integers without building a string; anything else through
-   * `Number()`. Returns the text itself when it is not a number (so the checker can quote it), and
-   * undefined when the field is empty.
+   * `Number()`. Returns the text itself when it is not a number (so the checker can quote it), a
+   * bigint for an integer written beyond 2^53 - 1 (so that it is quoted exactly), and undefined when
+   * the field is empty.
    */
-  number(i: number): number | string | undefined {
+  number(i: number): number | bigint | string | undefined {
     if (this.isEmpty(i)) return undefined;
     const b = this.src.buf;
     const start = this.starts[i] as number;
@@ -254,7 +255,8 @@ export class CsvScanner {
     }
     const t = this.text(i).trim();
     const n = t === '' ? NaN : Number(t);
-    return Number.isNaN(n) ? t : n;
+    if (Number.isNaN(n)) return t;
+    return !Number.isSafeInteger(n) && /^-?\d+$/.test(t) ? BigInt(t) : n;
   }
 
   /**

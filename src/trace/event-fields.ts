@@ -55,12 +55,22 @@ export function rawFromObject(obj: Record<string, unknown>, ev: RawEvent): void 
   ev.align = obj['align'];
 }
 
+/** The largest integer memsim holds exactly, as users read it. */
+const SAFE_LIMIT_TEXT = '2^53 - 1 (9,007,199,254,740,991)';
+
 function describe(v: unknown): string {
+  if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'string') return `"${v.length > 40 ? v.slice(0, 40) + '…' : v}"`;
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'object') return 'an object';
   return String(v);
+}
+
+/** An integer too large to hold exactly: a bigint from the JSON scanner, or a whole double past 2^53. */
+function isBeyondSafe(v: unknown): boolean {
+  if (typeof v === 'bigint') return true;
+  return typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) && v > 0;
 }
 
 /**
@@ -86,6 +96,9 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
   } else if (typeof rawId === 'number') {
     if (!Number.isSafeInteger(rawId)) return bad('id', `id must be a string or an integer, got ${rawId}`);
     id = String(rawId);
+  } else if (typeof rawId === 'bigint') {
+    // An integer id is a name: beyond 2^53 it is kept exactly as written.
+    id = rawId.toString();
   } else if (rawId === undefined || rawId === null) {
     return bad('id', 'missing field "id"');
   } else {
@@ -94,6 +107,7 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
 
   let step: number | undefined;
   if (ev.step !== undefined && ev.step !== null) {
+    if (isBeyondSafe(ev.step)) return bad('step', `step ${describe(ev.step)} is beyond ${SAFE_LIMIT_TEXT}, the largest step memsim holds exactly`);
     if (typeof ev.step !== 'number' || !Number.isSafeInteger(ev.step)) {
       return bad('step', `step must be an integer, got ${describe(ev.step)}`);
     }
@@ -101,12 +115,14 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
   }
   let stream: number | undefined;
   if (ev.stream !== undefined && ev.stream !== null) {
+    if (isBeyondSafe(ev.stream)) return bad('stream', `stream ${describe(ev.stream)} is beyond ${SAFE_LIMIT_TEXT}, the largest stream memsim holds exactly`);
     if (typeof ev.stream !== 'number' || !Number.isSafeInteger(ev.stream) || ev.stream < 0) {
       return bad('stream', `stream must be a non-negative integer, got ${describe(ev.stream)}`);
     }
     stream = ev.stream;
   }
   let time: number | undefined;
+  if (typeof ev.time === 'bigint') ev.time = Number(ev.time); // a timestamp need not be exact
   if (ev.time !== undefined && ev.time !== null) {
     if (typeof ev.time !== 'number' || !Number.isFinite(ev.time)) {
       return bad('time', `time must be a number, got ${describe(ev.time)}`);
@@ -122,10 +138,11 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
 
   const size = ev.size;
   if (size === undefined || size === null) return bad('size', 'missing field "size" on an alloc');
+  if (typeof size === 'bigint' && size < 0n) return bad('size', `size must not be negative, got ${size}`);
+  if (isBeyondSafe(size)) return bad('size', `size ${describe(size)} is beyond ${SAFE_LIMIT_TEXT} bytes, the largest size memsim holds exactly`);
   if (typeof size !== 'number') return bad('size', `size must be an integer number of bytes, got ${describe(size)}`);
   if (!Number.isInteger(size)) return bad('size', `size must be an integer number of bytes, got ${size}`);
   if (size < 0) return bad('size', `size must not be negative, got ${size}`);
-  if (!Number.isSafeInteger(size)) return bad('size', `size ${size} is larger than 2^53-1 bytes`);
 
   let align = DEFAULT_ALIGN_BYTES;
   if (ev.align !== undefined && ev.align !== null) {

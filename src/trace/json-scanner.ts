@@ -31,6 +31,15 @@ export class JsonScanner {
     src.lineOf = () => this.line;
   }
 
+  /** Steps over a UTF-8 byte order mark at the start of the input (editors on Windows write one). */
+  skipByteOrderMark(): void {
+    while (this.src.end < 3 && this.src.fill()) {
+      /* keep filling */
+    }
+    const b = this.src.buf;
+    if (this.pos === 0 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) this.pos = this.lineStart = 3;
+  }
+
   /** The byte at `pos`, reading more of the file when needed; -1 at end of input. */
   peek(): number {
     if (this.pos >= this.src.end && !this.src.fill()) return -1;
@@ -274,8 +283,11 @@ export class JsonScanner {
     }
   }
 
-  /** Parses a number at `pos`, checking JSON's grammar. */
-  parseNumber(): number {
+  /**
+   * Parses a number at `pos`, checking JSON's grammar. An integer literal beyond 2^53 - 1 comes back
+   * as a bigint, so that it is reported as written (a double would round 9007199254740993 to …992).
+   */
+  parseNumber(): number | bigint {
     const start = this.pos;
     // Numbers are short: make sure the next 40 bytes (or the rest of the input) are in the buffer,
     // then scan without refilling.
@@ -321,11 +333,13 @@ export class JsonScanner {
       for (; q < p; q++) v = v * 10 + ((buf[q] as number) - 0x30);
       return neg ? -v : v;
     }
-    return Number(buf.toString('latin1', start, p));
+    const text = buf.toString('latin1', start, p);
+    const v = Number(text);
+    return isPlainInt && !Number.isSafeInteger(v) ? BigInt(text) : v;
   }
 
   /** A number token longer than the scan window (rare): collect it whole, then convert. */
-  private parseLongNumber(start: number): number {
+  private parseLongNumber(start: number): number | bigint {
     let p = start;
     for (;;) {
       if (p >= this.src.end && !this.src.fill()) break;
@@ -337,7 +351,7 @@ export class JsonScanner {
     const text = this.src.buf.toString('latin1', start, p);
     const v = Number(text);
     if (Number.isNaN(v)) this.fail('invalid number', start);
-    return v;
+    return /^-?\d+$/.test(text) && !Number.isSafeInteger(v) ? BigInt(text) : v;
   }
 
   /** Skips any value without building it. */

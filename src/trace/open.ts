@@ -33,7 +33,7 @@ export function detectReader(path: string, head: Buffer, format?: string): Trace
     throw TraceError.at(
       path,
       1,
-      `cannot tell the format of this file (known: ${traceReaders.map((x) => x.format).join(', ')}); use --format`,
+      `cannot tell the format of this file (known: ${traceReaders.map((x) => x.format).join(', ')}); name it with --input-format`,
     );
   }
   return best;

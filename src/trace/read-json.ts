@@ -153,7 +153,7 @@ export function readHeader(header: Record<string, unknown>, b: TraceBuilder, lin
   }
   const version = header['version'];
   if (version !== undefined && version !== 1) {
-    b.problem({ line, field: 'version', message: `unsupported version ${JSON.stringify(version)} (this memsim reads version 1)` });
+    b.problem({ line, field: 'version', message: `unsupported version ${show(version)} (this memsim reads version 1)` });
   }
   return readMeta(header['meta'], b, line);
 }
@@ -165,15 +165,35 @@ function readMeta(meta: unknown, b: TraceBuilder, line: number): TraceMeta {
     return {};
   }
   const m = meta as TraceMeta;
-  const cap = m.capacityBytes;
-  if (cap !== undefined && (typeof cap !== 'number' || !Number.isSafeInteger(cap) || cap <= 0)) {
-    b.problem({ line, field: 'meta.capacityBytes', message: `capacityBytes must be a positive integer, got ${JSON.stringify(cap)}` });
+  const cap = m.capacityBytes as unknown;
+  if (typeof cap === 'bigint' && cap > 0n) {
+    b.problem({ line, field: 'meta.capacityBytes', message: `capacityBytes ${cap} is beyond 2^53 - 1 bytes, the largest capacity memsim holds exactly` });
+    delete m.capacityBytes;
+  } else if (cap !== undefined && (typeof cap !== 'number' || !Number.isSafeInteger(cap) || cap <= 0)) {
+    b.problem({ line, field: 'meta.capacityBytes', message: `capacityBytes must be a positive integer, got ${show(cap)}` });
     delete m.capacityBytes;
   }
-  return m;
+  return plainNumbers(m) as TraceMeta;
 }
 
-function parseEventsArray(sc: JsonScanner, b: TraceBuilder): void {
+/** A parsed value as JSON would write it (bigints included). */
+function show(v: unknown): string {
+  return typeof v === 'bigint' ? v.toString() : JSON.stringify(v);
+}
+
+/** Meta is free-form and goes into reports as JSON: integers past 2^53 become (rounded) numbers there. */
+function plainNumbers(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (Array.isArray(v)) return v.map(plainNumbers);
+  if (v !== null && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      Object.defineProperty(v, k, { value: plainNumbers(x), enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return v;
+}
+
+function parseEventsArray(sc: JsonScanner, b: TraceBuilder, arrayName: string): void {
   const ev = new RawEvent();
   sc.expect(0x5b, '"[" (the events array)');
   let c = sc.ws();
@@ -181,11 +201,18 @@ function parseEventsArray(sc: JsonScanner, b: TraceBuilder): void {
     sc.pos++;
     return;
   }
-  for (;;) {
+  // An event that shares its line with another (a trace written on one line) is named by its index
+  // in problems too.
+  let previousLine = -1;
+  b.itemArray = arrayName;
+  for (let index = 0; ; index++) {
     const line = sc.line;
     if (c === 0x7b) {
       parseEventObject(sc, ev);
+      if (line === previousLine || nextEventOnThisLine(sc)) b.itemIndex = index;
       addRawEvent(b, ev, line);
+      b.itemIndex = -1;
+      previousLine = line;
     } else {
       if (c < 0) sc.fail('unexpected end of input inside the events array');
       b.problem({ line, col: sc.col(), message: 'an event must be a JSON object' });
@@ -205,16 +232,28 @@ function parseEventsArray(sc: JsonScanner, b: TraceBuilder): void {
   }
 }
 
+/** Whether another event object starts on the current line after the one just parsed (looks, does not move). */
+function nextEventOnThisLine(sc: JsonScanner): boolean {
+  const src = sc.src;
+  for (let p = sc.pos; ; p++) {
+    if (p >= src.end && !src.fill()) return false;
+    const c = src.buf[p] as number;
+    if (c === 0x7b) return true;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x2c) return false;
+  }
+}
+
 /**
  * Reads a memsim JSON trace (`{"format":"memsim-trace","version":1,"meta":…,"events":[…]}` or a bare
  * array of events), streaming: the events array is never held as a whole.
  */
 export function readJson(src: ByteSource, b: TraceBuilder): void {
   const sc = new JsonScanner(src);
+  sc.skipByteOrderMark();
   try {
     const c = sc.ws();
     if (c === 0x5b) {
-      parseEventsArray(sc, b);
+      parseEventsArray(sc, b, '');
     } else if (c === 0x7b) {
       readTopObject(sc, b);
     } else {
@@ -251,7 +290,7 @@ function readTopObject(sc: JsonScanner, b: TraceBuilder): void {
           b.problem({ line: keyLine, field: 'events', message: '"events" must be an array of events' });
           sc.skipValue();
         } else {
-          parseEventsArray(sc, b);
+          parseEventsArray(sc, b, 'events');
         }
         sawEvents = true;
       } else if (key === 'format' || key === 'version' || key === 'meta') {

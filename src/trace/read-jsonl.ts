@@ -37,6 +37,7 @@ function restOfLineBlank(sc: JsonScanner): boolean {
  */
 export function readJsonl(src: ByteSource, b: TraceBuilder): void {
   const sc = new JsonScanner(src);
+  sc.skipByteOrderMark();
   const ev = new RawEvent();
   let first = true;
   for (;;) {

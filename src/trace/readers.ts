@@ -44,19 +44,56 @@ function firstNonBlank(head: Buffer): number {
   return i;
 }
 
-/** A JSON Lines file: its first object ends on its first line and another object follows. */
-function looksLikeJsonl(head: Buffer): boolean {
-  const text = head.toString('utf8');
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
-  if (lines.length < 2 && !(lines.length === 1 && text.trimEnd().length < head.length)) return false;
-  const first = lines[0] ?? '';
-  if (!first.startsWith('{') || !first.endsWith('}')) return false;
-  try {
-    JSON.parse(first);
-  } catch {
-    return false;
+/**
+ * Whether a file that starts with `{` is JSON Lines rather than one JSON document, from the shape of
+ * its first object (scanned, not parsed, so a first line of any length is told apart): a JSON Lines
+ * object lies on one line and another object or a `#` comment follows it; a memsim JSON document is
+ * spread over lines or holds `events`. When the first object runs past the bytes at hand, its keys
+ * decide: a document begins with `format`, `version`, `meta` or `events`; anything else is an event.
+ */
+function looksLikeJsonl(head: Buffer, start: number): boolean {
+  let depth = 0;
+  let inString = false;
+  let keyStart = -1;
+  let sawDocumentKey = false;
+  let sawEvents = false;
+  let i = start;
+  for (; i < head.length; i++) {
+    const c = head[i] as number;
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) {
+        inString = false;
+        if (keyStart >= 0) {
+          const key = i - keyStart <= 7 ? head.toString('latin1', keyStart, i) : '';
+          if (key === 'events') sawEvents = true;
+          if (key === 'events' || key === 'format' || key === 'version' || key === 'meta') sawDocumentKey = true;
+          keyStart = -1;
+        }
+      }
+      continue;
+    }
+    if (c === 0x22) {
+      inString = true;
+      // A string right after "{" or "," at depth 1 is a key of the top object.
+      let k = i - 1;
+      while (k > start && (head[k] === 0x20 || head[k] === 0x09 || head[k] === 0x0d)) k--;
+      keyStart = depth === 1 && (head[k] === 0x7b || head[k] === 0x2c) ? i + 1 : -1;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) break;
+    } else if (c === 0x0a) return false; // an object spread over lines: a JSON document
   }
-  return lines.length < 2 || (lines[1] ?? '').startsWith('{');
+  if (i >= head.length) return !sawDocumentKey; // the first object runs past what was read
+  // What follows the first object: another object or a comment on a later line means JSON Lines.
+  let sawNewline = false;
+  for (i++; i < head.length; i++) {
+    const c = head[i] as number;
+    if (c === 0x0a) sawNewline = true;
+    else if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return sawNewline && (c === 0x7b || c === 0x23);
+  }
+  return !sawEvents; // one object alone: a document when it holds the events, else one event
 }
 
 export const jsonReader: TraceReader = {
@@ -66,7 +103,7 @@ export const jsonReader: TraceReader = {
   sniff(head) {
     const c = head[firstNonBlank(head)];
     if (c === 0x5b) return 2;
-    if (c === 0x7b) return looksLikeJsonl(head) ? 0 : 2;
+    if (c === 0x7b) return looksLikeJsonl(head, firstNonBlank(head)) ? 0 : 2;
     return 0;
   },
   read(src, b) {
@@ -81,7 +118,7 @@ export const jsonlReader: TraceReader = {
   sniff(head) {
     const i = firstNonBlank(head);
     if (head[i] === 0x23) return 1;
-    return head[i] === 0x7b && looksLikeJsonl(head) ? 2 : 0;
+    return head[i] === 0x7b && looksLikeJsonl(head, i) ? 2 : 0;
   },
   read(src, b) {
     readJsonl(src, b);

@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { TraceError } from '../errors.js';
 import { formatBytes } from '../util/bytes.js';
+import { describeSystemError } from '../util/system-error.js';
 
 /**
  * The longest line, CSV record or JSON element (an event, the header) that the streaming readers
@@ -59,7 +60,7 @@ export class ByteSource {
       try {
         this.fd = openSync(file, 'r');
       } catch (e) {
-        throw TraceError.at(file, undefined, `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        throw TraceError.at(file, undefined, `cannot open: ${describeSystemError(e)}`);
       }
       this.ownsFd = true;
     }
@@ -98,7 +99,7 @@ export class ByteSource {
           got = 0;
           break;
         }
-        throw TraceError.at(this.file, undefined, `cannot read: ${code ?? (e as Error).message}`);
+        throw TraceError.at(this.file, undefined, `cannot read: ${describeSystemError(e)}`);
       }
     }
     if (got === 0) {
@@ -137,14 +138,14 @@ export function peekBytes(file: string, count: number): Buffer {
   try {
     fd = openSync(file, 'r');
   } catch (e) {
-    throw TraceError.at(file, undefined, `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw TraceError.at(file, undefined, `cannot open: ${describeSystemError(e)}`);
   }
   try {
     const buf = Buffer.alloc(count);
     const got = readSync(fd, buf, 0, count, 0);
     return buf.subarray(0, got);
   } catch (e) {
-    throw TraceError.at(file, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw TraceError.at(file, undefined, `cannot read: ${describeSystemError(e)}`);
   } finally {
     closeSync(fd);
   }

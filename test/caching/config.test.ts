@@ -57,9 +57,15 @@ describe('PYTORCH_CUDA_ALLOC_CONF parsing', () => {
     expect(fails('backend:foo')).toBe('Unknown allocator backend, options are native and cudaMallocAsync');
     expect(fails('max_split_size:128')).toBe("Unrecognized key 'max_split_size' in CUDA allocator config.");
     // A key without ':' is skipped by the first parser, which then runs out of tokens.
-    expect(fails('max_split_size_mb=128')).toBe('Index out of bounds in ConfigTokenizer');
-    expect(fails('max_split_size_mb')).toBe('Index out of bounds in ConfigTokenizer');
-    expect(fails('max_split_size_mb:abc')).toBe('stoull');
+    // Where PyTorch shows C++ exception text ("Index out of bounds in ConfigTokenizer", "stoull",
+    // "stod"), the message says what is wrong in plain words.
+    expect(fails('max_split_size_mb=128')).toBe("'max_split_size_mb=128': a key and its value are separated by ':' (write max_split_size_mb:128)");
+    expect(fails('max_split_size_mb')).toBe('the configuration ends where max_split_size_mb needs more (write max_split_size_mb:VALUE)');
+    expect(fails('roundup_power2_divisions:[256:')).toBe('the configuration ends where roundup_power2_divisions needs more (write roundup_power2_divisions:VALUE)');
+    expect(fails('max_split_size_mb:abc')).toBe("max_split_size_mb expects a whole number, got 'abc'");
+    expect(fails('max_split_size_mb:99999999999999999999999')).toBe('max_split_size_mb: 99999999999999999999999 is out of range (a size is at most 2^64 - 1)');
+    expect(fails('garbage_collection_threshold:x')).toBe("garbage_collection_threshold expects a number, got 'x'");
+    expect(fails(':')).toBe("expected a key (e.g. expandable_segments:True), found ':'");
   });
 
   it('reports the common keys before the unknown ones, as the two parsers run in that order', () => {

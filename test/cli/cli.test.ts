@@ -76,7 +76,7 @@ describe('memsim replay', () => {
     );
     const missing = runCli(['replay', join(dir, 'nope.json')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('nope.json: cannot open: ENOENT');
+    expect(missing.stderr).toContain('nope.json: cannot open: no such file or directory');
     expect(missing.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -76,7 +76,7 @@ describe('memsim compare (CLI)', () => {
       [['--allocators', 'naive,nope'], /unknown allocator "nope"/],
       [['--option', 'bfc-typo.page=4KiB', '--allocators', 'naive'], /options given for "bfc-typo", which is not compared/],
       [['--capacity-step', '0'], /--capacity-step: must be positive/],
-      [['--baseline', join(dir, 'missing.json')], /cannot read the baseline .*missing\.json: ENOENT/],
+      [['--baseline', join(dir, 'missing.json')], /cannot read the baseline .*missing\.json: no such file or directory/],
       [['--baseline', mixed], /is not JSON/],
       [['--jobs', '0'], /--jobs: must be at least 1/],
     ];

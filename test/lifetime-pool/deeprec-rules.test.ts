@@ -56,7 +56,7 @@ describe('lifetime-pool counts session runs, not step ids', () => {
   it('a start_step beyond the runs is said in runs, with a start_step the trace has', () => {
     const r = replay(traceFromEvents(runsWithIds([0, 10, 20, 30, 40, 50])), { allocator: 'lifetime-pool', options: { start_step: 6 } });
     expect(r.report.notes.join('\n')).toContain("start_step 6 is beyond the trace's 6 session runs");
-    expect(r.report.notes.join('\n')).toContain('--option start_step=2,stable_steps=1');
+    expect(r.report.notes.join('\n')).toContain("'lifetime-pool[start_step=2,stable_steps=1]' as the allocator");
   });
 });
 

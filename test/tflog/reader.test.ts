@@ -125,7 +125,8 @@ describe('TensorFlow __LOG_MEMORY__ logs', () => {
       `6:${col(6, '\\q')} MemoryLogTensorAllocation: invalid escape '\\q'`,
       `7:${col(7, '2 }')} MemoryLogRawDeallocation: field "allocation_id" is given twice (it is not repeated)`,
       `8:${col(8, '{')} expected a message name (e.g. MemoryLogTensorAllocation) after __LOG_MEMORY__`,
-      `9:${col(9, '1.5')} MemoryLogTensorAllocation: field "ptr" expects an integer, found a fraction`,
+      `9:${col(9, '1.5')} MemoryLogTensorAllocation: field "ptr" expects an integer, found the floating-point number 1.5`,
+      `10:${col(10, '1e400')} MemoryLogRawAllocation: field "num_bytes" expects an integer, found the floating-point number 1e400`,
     ]);
   });
 

@@ -56,12 +56,20 @@ export function tokenize(env: string): string[] {
 }
 
 class Tokens {
+  /** The key being read, for messages. */
+  key = '';
   constructor(readonly t: string[]) {}
   get size(): number {
     return this.t.length;
   }
   at(i: number): string {
-    if (i >= this.t.length) throw new AllocConfError('Index out of bounds in ConfigTokenizer');
+    // PyTorch stops here with "Index out of bounds in ConfigTokenizer"; say what is missing instead.
+    if (i >= this.t.length) {
+      const k = this.key;
+      if (/^[,:[\]]$/.test(k)) throw new AllocConfError(`expected a key (e.g. expandable_segments:True), found '${k}'`);
+      if (k.includes('=')) throw new AllocConfError(`'${k}': a key and its value are separated by ':' (write ${k.replace('=', ':')})`);
+      throw new AllocConfError(k === '' ? 'the configuration is incomplete' : `the configuration ends where ${k} needs more (write ${k}:VALUE)`);
+    }
     return this.t[i] as string;
   }
   /** checkToken: PyTorch discards its boolean, so only the bounds are enforced. */
@@ -70,17 +78,19 @@ class Tokens {
   }
   /** std::stoull on the token: a leading integer (a minus sign wraps around, as in C++). */
   toSizeT(i: number): number {
-    const m = /^[+-]?\d+/.exec(this.at(i));
-    if (!m) throw new AllocConfError('stoull');
+    const token = this.at(i);
+    const m = /^[+-]?\d+/.exec(token);
+    // PyTorch's std::stoull throws "stoull" here: not a message to show anyone.
+    if (!m) throw new AllocConfError(`${this.key} expects a whole number, got '${token}'`);
     const v = Number(m[0]);
-    if (Math.abs(v) >= SIZE_MAX) throw new AllocConfError('stoull');
+    if (Math.abs(v) >= SIZE_MAX) throw new AllocConfError(`${this.key}: ${token} is out of range (a size is at most 2^64 - 1)`);
     return v < 0 ? SIZE_MAX + v : v;
   }
   /** std::stod on the token: a leading decimal or special value. */
   toDouble(i: number): number {
     const s = this.at(i);
     const m = /^[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)/i.exec(s);
-    if (!m) throw new AllocConfError('stod');
+    if (!m) throw new AllocConfError(`${this.key} expects a number, got '${s}'`);
     const text = m[0].toLowerCase().replace(/^([+-]?)inf(inity)?$/, '$1Infinity');
     return text.endsWith('nan') ? NaN : Number(text);
   }
@@ -184,6 +194,7 @@ export function parseAllocConf(env: string): ParsedConf {
   // First pass: the common keys (AcceleratorAllocatorConfig::parseArgs), others skipped.
   for (let i = 0; i < tk.size; i++) {
     const key = tk.at(i);
+    tk.key = key;
     if (key === 'max_split_size_mb') {
       [i, out.maxSplitSizeBytes] = parseMb(tk, i, 'max_split_size_mb');
     } else if (key === 'max_non_split_rounding_mb') {
@@ -211,6 +222,7 @@ export function parseAllocConf(env: string): ParsedConf {
   // Second pass: the CUDA keys and the check for unknown ones (CUDAAllocatorConfig::parseArgs).
   for (let i = 0; i < tk.size; i++) {
     const key = tk.at(i);
+    tk.key = key;
     if (key === 'backend') {
       tk.check(++i);
       const v = tk.at(++i);

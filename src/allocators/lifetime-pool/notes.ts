@@ -50,7 +50,8 @@ export function describeRun(f: RunFacts, phase: Phase, planner: MemoryPlanner, p
         `the pools were never built: start_step ${o.start_step} is beyond the trace's ${count(f.runs, 'session run')} ` +
           `(DeepRec counts a run per change of step id; the ids run from ${f.firstStep} to ${f.lastStep}), ` +
           `so the statistics phase never started and ${everything}; ` +
-          `set a smaller start_step, e.g. --option start_step=${Math.max(0, Math.min(f.runs - 1, 2))},stable_steps=1`,
+          // Named as a configuration, which every command that names an allocator accepts.
+          `set a smaller start_step, e.g. 'lifetime-pool[start_step=${Math.max(0, Math.min(f.runs - 1, 2))},stable_steps=1]' as the allocator`,
       ];
     case 'collecting':
       return [

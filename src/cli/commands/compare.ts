@@ -15,6 +15,7 @@ import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../op
 import { comparisonPage } from '../html.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
+import { describeSystemError } from '../../util/system-error.js';
 
 const schema = z.object({
   allocators: z.string().default('all'),
@@ -65,7 +66,7 @@ function readBaseline(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new UsageError(`cannot read the baseline ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new UsageError(`cannot read the baseline ${path}: ${describeSystemError(e)}`);
   }
   try {
     return JSON.parse(text);

@@ -16,6 +16,7 @@ import { GateFailure } from '../errors.js';
 import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
 import { bytesArg, collect, intArg, parseOptions } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
+import { describeSystemError } from '../../util/system-error.js';
 
 const schema = z.object({
   allocators: z.string().optional(),
@@ -49,7 +50,7 @@ function readPart(path: string): TunePart {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new UsageError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new UsageError(`cannot read ${path}: ${describeSystemError(e)}`);
   }
   let json: unknown;
   try {

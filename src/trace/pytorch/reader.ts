@@ -8,6 +8,7 @@ import type { PickleValue } from './pickle-value.js';
 import { parseSnapshot } from './snapshot.js';
 import { formatBytes } from '../../util/bytes.js';
 import { isPickle, looksLikeJson, sniffSnapshot, SNAPSHOT_EXTENSIONS, SNAPSHOT_READER_INFO } from './sniff.js';
+import { describeSystemError } from '../../util/system-error.js';
 
 /**
  * The largest snapshot read: a pickle of up to 2 GiB (what one read of a file can hold), its JSON
@@ -37,7 +38,7 @@ function readAll(src: ByteSource): Buffer {
     try {
       return readFileSync(src.file);
     } catch (e) {
-      throw TraceError.at(src.file, undefined, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw TraceError.at(src.file, undefined, `cannot read: ${describeSystemError(e)}`);
     }
   }
   src.maxHeldBytes = MAX_SNAPSHOT_BYTES;

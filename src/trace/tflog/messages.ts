@@ -227,7 +227,7 @@ export class LogMessage implements TextProtoVisitor {
   }
 
   private wrongType(f: number, p: TextProtoParser): TextProtoError {
-    const found = p.kind === K_STRING ? 'a string' : p.kind === K_IDENT ? `"${p.names.strings[p.ident]}"` : p.isInteger ? 'an integer' : 'a fraction';
+    const found = p.kind === K_STRING ? 'a string' : p.kind === K_IDENT ? `"${p.names.strings[p.ident]}"` : p.isInteger ? `the integer ${p.numberText()}` : `the floating-point number ${p.numberText()}`;
     return new TextProtoError(`field "${FIELD_NAMES[f]}" expects ${describeKind(f, true)}, found ${found}`, p.valuePos);
   }
 }

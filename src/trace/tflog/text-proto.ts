@@ -65,6 +65,11 @@ export class TextProtoParser {
   ident = 0;
   /** Where the last value starts (for error positions). */
   valuePos = 0;
+  /** The last number as written (only for messages; built on demand). */
+  numberText(): string {
+    return Buffer.from(this.buf.buffer, this.buf.byteOffset + this.valuePos, this.valueEnd - this.valuePos).toString('latin1');
+  }
+  private valueEnd = 0;
 
   private buf: Uint8Array = new Uint8Array(0);
   private pos = 0;
@@ -258,6 +263,7 @@ export class TextProtoParser {
       const lower = text.length === 3 || text.length === 8 ? text.toLowerCase() : '';
       if (lower === 'inf' || lower === 'infinity' || lower === 'nan') {
         this.kind = K_NUMBER;
+        this.valueEnd = this.pos;
         this.isInteger = false;
         this.isExact = false;
         this.num = lower === 'nan' ? NaN : negative ? -Infinity : Infinity;
@@ -321,6 +327,7 @@ export class TextProtoParser {
       throw this.error(`unexpected ${this.describe(this.pos)} in a number`);
     }
     this.kind = K_NUMBER;
+    this.valueEnd = this.pos;
     this.isInteger = !isFloat;
     this.isExact = !isFloat && value <= SAFE;
     this.num = negative ? -value : value;
