@@ -62,7 +62,7 @@ export class TraceBuilder {
   private op: Uint8Array;
   private alloc: Uint32Array;
   private size: Float64Array;
-  private step: Float64Array;
+  private step: Int32Array | Float64Array;
   private line: Uint32Array;
   private stream: Float64Array | null = null;
   private tag: Uint32Array | null = null;
@@ -104,7 +104,7 @@ export class TraceBuilder {
     this.op = newColumn(Uint8Array, this.cap, this.reserve);
     this.alloc = newColumn(Uint32Array, this.cap, this.reserve);
     this.size = newColumn(Float64Array, this.cap, this.reserve);
-    this.step = newColumn(Float64Array, this.cap, this.reserve);
+    this.step = newColumn(Int32Array, this.cap, this.reserve);
     this.line = newColumn(Uint32Array, this.cap, this.reserve);
     this.allocCap = this.cap >> 1;
     this.allocEvent = newColumn(Uint32Array, this.allocCap, this.reserve);
@@ -385,6 +385,13 @@ export class TraceBuilder {
     this.cap = cap;
   }
 
+  /** Steps as doubles from now on: one does not fit 32 bits. */
+  private widenSteps(): void {
+    const wide = newColumn(Float64Array, this.cap, this.reserve);
+    wide.set(this.step.subarray(0, this.n));
+    this.step = wide;
+  }
+
   /** Calls `onEvents` (before event `nextCall` is written: the events before it are complete). */
   private called(): void {
     const on = this.onEvents as NonNullable<BuildOptions['onEvents']>;
@@ -452,6 +459,7 @@ export class TraceBuilder {
     if (step === step && (step !== this.currentStep || i === 0)) {
       this.currentStep = step;
       this.stepSet.add(step);
+      if ((step | 0) !== step && this.step instanceof Int32Array) this.widenSteps();
     } else if (i === 0) {
       this.stepSet.add(this.currentStep);
     }

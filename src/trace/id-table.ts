@@ -6,34 +6,17 @@
  * Ids written as plain decimal numbers (`0`, `17`, `500127`: no sign, no leading zero), as most
  * traces number their tensors, skip hashing: a direct table indexed by the number holds each one's
  * latest allocation, as long as the numbers stay within a few times the count of allocations (a
- * sparse number, a pointer say, goes through the hash index like any other id).
+ * sparse number, a pointer say, goes through the hash index like any other id). So do ids made of a
+ * short prefix and such a number (`w0`, `g4980215`, see id-prefix.ts) while the table is in number mode.
  */
 
 import { columnOf, growColumn, growsInPlace, newColumn } from './columns.js';
+import { decimalId, NOT_DECIMAL } from './id-decimal.js';
+import { IdPrefixes, prefixedNumber, prefixEnd } from './id-prefix.js';
+
+export { decimalId, NOT_DECIMAL };
 
 const EMPTY = -1;
-/** {@link decimalId}: the id is not a plain decimal number that the direct table may hold. */
-export const NOT_DECIMAL = -1;
-/** Plain decimal ids below this go through the direct table (when it is dense enough, see below). */
-const MAX_DIRECT = 2 ** 31;
-
-/**
- * The value of an id written as a plain decimal number below 2^31 (`0` or a digit 1-9 followed by
- * digits), else {@link NOT_DECIMAL}. Two ids with the same value are the same bytes.
- */
-export function decimalId(buf: Uint8Array, s: number, e: number): number {
-  const n = e - s;
-  if (n === 0 || n > 10) return NOT_DECIMAL;
-  const first = (buf[s] as number) - 0x30;
-  if (first < 0 || first > 9 || (first === 0 && n > 1)) return NOT_DECIMAL;
-  let v = first;
-  for (let i = s + 1; i < e; i++) {
-    const d = (buf[i] as number) - 0x30;
-    if (d < 0 || d > 9) return NOT_DECIMAL;
-    v = v * 10 + d;
-  }
-  return v < MAX_DIRECT ? v : NOT_DECIMAL;
-}
 
 /** FNV-1a over bytes [s, e). */
 export function hashBytes(buf: Uint8Array, s: number, e: number): number {
@@ -62,12 +45,17 @@ function fitted<T extends Uint8Array | Uint32Array | Int32Array>(a: T, count: nu
 /**
  * The ids of a trace's allocations, indexed by allocation number.
  *
- * While every id is a plain decimal number held by the direct table, an allocation's id is stored
- * as that number (4 bytes); the first other id moves them all to the byte arena.
+ * Number mode: while every id is a plain decimal number, or a prefix and a number, held by the direct
+ * table (one allocation's number never shares its number with another prefix's), an allocation's id
+ * is stored as that number (4 bytes) and a prefix index (1 byte, when there are prefixes); the first
+ * other id moves them all to the byte arena, and the prefixed ones to the hash index.
  */
 export class IdTable {
-  /** Decimal mode: the id of each allocation as a number; null once ids are kept as bytes. */
+  /** Number mode: the id of each allocation as a number; null once ids are kept as bytes. */
   private values: Uint32Array | null;
+  /** Number mode: each allocation's prefix index, or null while every id is a plain number. */
+  private prefixOf: Uint8Array | null = null;
+  private prefixes = new IdPrefixes();
   private bytes: Uint8Array = new Uint8Array(0);
   private view: Buffer = Buffer.alloc(0);
   private used = 0;
@@ -102,7 +90,7 @@ export class IdTable {
   /** The id of allocation `a` as text. */
   get(a: number): string {
     const values = this.values;
-    if (values) return String(values[a]);
+    if (values) return this.prefixOf ? (this.prefixes.texts[this.prefixOf[a] as number] as string) + String(values[a]) : String(values[a]);
     return this.view.toString('utf8', this.offs[a], this.offs[a + 1]);
   }
 
@@ -117,6 +105,7 @@ export class IdTable {
   get byteLength(): number {
     return (
       (this.values?.byteLength ?? 0) +
+      (this.prefixOf?.byteLength ?? 0) +
       this.bytes.byteLength +
       this.offs.byteLength +
       this.hashes.byteLength +
@@ -130,6 +119,19 @@ export class IdTable {
    * {@link decimalId} (pass it when the caller has it already: it saves hashing).
    */
   lookup(buf: Uint8Array, s: number, e: number, value = decimalId(buf, s, e)): number {
+    if (this.values) {
+      // Number mode: nothing is in the hash index, every id is a (prefix, number) of the direct table.
+      this.probed = false;
+      let prefix = 0;
+      if (value < 0) {
+        value = prefixedNumber(buf, s, e);
+        if (value < 0) return EMPTY;
+        prefix = this.prefixes.indexOf(buf, s, prefixEnd, false);
+        if (prefix < 0) return EMPTY;
+      }
+      const a = value < this.direct.length ? (this.direct[value] as number) : EMPTY;
+      return a !== EMPTY && (this.prefixOf ? (this.prefixOf[a] as number) : 0) === prefix ? a : EMPTY;
+    }
     if (value >= 0) {
       if (value < this.direct.length) {
         const a = this.direct[value] as number;
@@ -138,11 +140,6 @@ export class IdTable {
         this.probed = false;
         return EMPTY;
       }
-    }
-    if (this.values) {
-      // Decimal mode: nothing is in the hash index.
-      this.probed = false;
-      return EMPTY;
     }
     const h = hashBytes(buf, s, e);
     this.probed = true;
@@ -156,16 +153,13 @@ export class IdTable {
    * (its probe of the hash index is reused).
    */
   insert(buf: Uint8Array, s: number, e: number, value = decimalId(buf, s, e), afterLookup = false): number {
+    if (this.values) {
+      const a = this.insertNumber(buf, s, e, value);
+      if (a >= 0) return a;
+      this.materialize();
+    }
     if (value >= 0 && (value < this.direct.length || this.growDirect(value))) {
-      const values = this.values;
-      let a: number;
-      if (values) {
-        a = this.length++;
-        if (a >= values.length) this.reserve(Math.ceil(values.length * 1.5) + 16);
-        (this.values as Uint32Array)[a] = value;
-      } else {
-        a = this.append(buf, s, e, 0);
-      }
+      const a = this.append(buf, s, e, 0);
       this.direct[value] = a;
       if (value > this.maxDirect) this.maxDirect = value;
       return a;
@@ -173,6 +167,30 @@ export class IdTable {
     if (value >= 0) this.decimalsHashed = true;
     if (afterLookup && this.probed) return this.add(buf, s, e, this.probedHash, true);
     return this.add(buf, s, e, hashBytes(buf, s, e));
+  }
+
+  /** Number mode: adds the id as (prefix, number) and returns its allocation, or -1 when it cannot be held so. */
+  private insertNumber(buf: Uint8Array, s: number, e: number, value: number): number {
+    let prefix = 0;
+    let v = value;
+    if (v < 0) {
+      v = prefixedNumber(buf, s, e);
+      if (v < 0) return -1;
+      prefix = this.prefixes.indexOf(buf, s, prefixEnd, true);
+      if (prefix < 0) return -1;
+    }
+    if (!(v < this.direct.length || this.growDirect(v))) return -1;
+    const prev = this.direct[v] as number;
+    // One number, one prefix: another prefix's id with this number leaves number mode.
+    if (prev !== EMPTY && (this.prefixOf ? (this.prefixOf[prev] as number) : 0) !== prefix) return -1;
+    const a = this.length++;
+    if (a >= (this.values as Uint32Array).length) this.reserve(Math.ceil((this.values as Uint32Array).length * 1.5) + 16);
+    (this.values as Uint32Array)[a] = v;
+    if (prefix !== 0 && !this.prefixOf) this.prefixOf = newColumn(Uint8Array, (this.values as Uint32Array).length, this.reserveAllocs);
+    if (this.prefixOf) this.prefixOf[a] = prefix;
+    this.direct[v] = a;
+    if (v > this.maxDirect) this.maxDirect = v;
+    return a;
   }
 
   /** Grows the direct table to hold `value` when it stays dense (a few slots per allocation). */
@@ -189,27 +207,41 @@ export class IdTable {
     this.direct = next;
   }
 
-  /** Leaves decimal mode: writes every id so far into the byte arena. */
+  /**
+   * Leaves number mode: writes every id so far into the byte arena; prefixed ids leave the direct
+   * table (which holds plain numbers only from now on) for the hash index.
+   */
   private materialize(): void {
     const values = this.values;
     if (!values) return;
+    const prefixOf = this.prefixOf;
     this.values = null;
+    this.prefixOf = null;
     const n = this.length;
     this.length = 0;
     const r = this.reserveAllocs;
     this.offs = newColumn(Uint32Array, Math.max(values.length, n) + 1, r + 1);
     this.hashes = newColumn(Int32Array, Math.max(values.length, n), r);
-    this.bytes = newColumn(Uint8Array, Math.max(1 << 12, n * 8), r * 12);
+    this.bytes = newColumn(Uint8Array, Math.max(1 << 12, n * 12), r * 12);
     this.view = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
-    const digits = new Uint8Array(10);
+    const id = new Uint8Array(32);
     for (let a = 0; a < n; a++) {
       let v = values[a] as number;
-      let k = 10;
+      const prefix = prefixOf ? (prefixOf[a] as number) : 0;
+      const p = this.prefixes.bytesOf(prefix);
+      let k = 32;
       do {
-        digits[--k] = 0x30 + (v % 10);
+        id[--k] = 0x30 + (v % 10);
         v = Math.floor(v / 10);
       } while (v > 0);
-      this.append(digits, k, 10, 0);
+      k -= p.length;
+      id.set(p, k);
+      if (prefix === 0) {
+        this.append(id, k, 32, 0);
+      } else {
+        this.direct[values[a] as number] = EMPTY;
+        this.add(id, k, 32, hashBytes(id, k, 32));
+      }
     }
   }
 
@@ -273,6 +305,7 @@ export class IdTable {
     const values = this.values;
     if (values) {
       if (allocations > values.length) this.values = grown(values, allocations, this.reserveAllocs);
+      if (this.prefixOf && allocations > this.prefixOf.length) this.prefixOf = grown(this.prefixOf, allocations, this.reserveAllocs);
       return;
     }
     if (allocations + 1 > this.offs.length) this.offs = grown(this.offs, allocations + 1, this.reserveAllocs + 1);
@@ -328,6 +361,7 @@ export class IdTable {
   static fromClone(cloned: IdTable): IdTable {
     const t = Object.assign(Object.create(IdTable.prototype) as IdTable, cloned);
     t.view = Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength);
+    t.prefixes = IdPrefixes.of(cloned.prefixes.texts);
     return t;
   }
 
@@ -336,13 +370,15 @@ export class IdTable {
    * which share memory with this table's when they grow in place.
    */
   shareable(): SharedIds {
-    return { values: this.values, bytes: this.bytes, offs: this.offs, length: this.length };
+    return { values: this.values, prefixOf: this.prefixOf, prefixes: this.prefixes.texts, bytes: this.bytes, offs: this.offs, length: this.length };
   }
 
   /** A table that reads the ids of a {@link IdTable.shareable} (it answers `get`, not lookups). */
   static reading(shared: SharedIds): IdTable {
     const t = new IdTable(16);
     t.values = shared.values;
+    t.prefixOf = shared.prefixOf;
+    t.prefixes = IdPrefixes.of(shared.prefixes);
     t.bytes = shared.bytes;
     t.view = Buffer.from(shared.bytes.buffer, shared.bytes.byteOffset, shared.bytes.byteLength);
     t.offs = shared.offs;
@@ -354,6 +390,7 @@ export class IdTable {
   trim(): void {
     if (this.values) {
       this.values = fitted(this.values, this.length);
+      if (this.prefixOf) this.prefixOf = fitted(this.prefixOf, this.length);
       return;
     }
     this.bytes = fitted(this.bytes, this.used);
@@ -366,6 +403,8 @@ export class IdTable {
 /** The id columns of a table, as {@link IdTable.shareable} hands them to another thread. */
 export interface SharedIds {
   values: Uint32Array | null;
+  prefixOf: Uint8Array | null;
+  prefixes: string[];
   bytes: Uint8Array;
   offs: Uint32Array;
   length: number;

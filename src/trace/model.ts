@@ -64,8 +64,8 @@ export interface Trace {
   alloc: Uint32Array;
   /** Requested bytes per event; on a free, the requested bytes of the allocation it releases. */
   size: Float64Array;
-  /** Step id per event. */
-  step: Float64Array;
+  /** Step id per event: 32-bit integers when every step fits (most traces), else doubles. */
+  step: Int32Array | Float64Array;
   /** Stream per event, or null when every event is on stream 0. */
   stream: Float64Array | null;
   /** Tag index per event into {@link Trace.tags} (0 = no tag), or null when no event has a tag. */

@@ -128,3 +128,46 @@ describe('CSV: plain records and the general path read the same events', () => {
     }
   });
 });
+
+describe('step column', () => {
+  it('holds 32-bit steps as integers, and a larger step widens it without losing the earlier ones', () => {
+    const dir = tempDir();
+    const path = join(dir, 'steps.csv');
+    writeFileSync(path, 'op,id,size,step\nalloc,a,1,7\nfree,a,,-3\nalloc,b,2,2147483648\nfree,b,,9007199254740991\n');
+    const small = read(join(dir, 'steps.csv').replace('steps', 'steps'), 1 << 20);
+    expect(Array.from(small.step)).toEqual([7, -3, 2147483648, 9007199254740991]);
+    expect(small.step).toBeInstanceOf(Float64Array);
+    writeFileSync(path, 'op,id,size,step\nalloc,a,1,7\nfree,a,,-3\n');
+    const t = read(path, 1 << 20);
+    expect(Array.from(t.step)).toEqual([7, -3]);
+    expect(t.step).toBeInstanceOf(Int32Array);
+  });
+});
+
+describe('ids across buffer refills', () => {
+  it('prefixed and plain numbers, and other ids, keep their identity over a file many buffers long', () => {
+    const dir = tempDir();
+    const path = join(dir, 'ids.csv');
+    const kinds = (k: number): string => (k % 5 === 0 ? `t${k}` : k % 5 === 1 ? `${k}` : k % 5 === 2 ? `layer.${k}` : k % 5 === 3 ? `g${k}` : `w${k % 97}`);
+    const rows = ['op,id,size,step'];
+    const live: string[] = [];
+    for (let k = 0; k < 60_000; k++) {
+      const id = kinds(k);
+      if (!live.includes(id) || k % 5 !== 4) {
+        if (live.includes(id)) continue;
+        rows.push(`alloc,${id},${k + 1},${k >> 8}`);
+        live.push(id);
+      }
+      if (live.length > 400) rows.push(`free,${live.shift() as string},,${k >> 8}`);
+    }
+    writeFileSync(path, rows.join('\n') + '\n');
+    for (const chunk of [1 << 12, 1 << 20]) {
+      const t = read(path, chunk);
+      expect(t.length).toBe(rows.length - 1);
+      const ids = t.ids.toArray();
+      expect(ids[0]).toBe('t0');
+      expect(ids.slice(0, 6)).toEqual(['t0', '1', 'layer.2', 'g3', 'w4', 't5']);
+      expect(t.summary.finalLiveAllocs).toBe(live.length);
+    }
+  });
+});

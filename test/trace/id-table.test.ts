@@ -17,6 +17,7 @@ describe('id table', () => {
   it('finds the latest allocation of every id, decimal or not, dense or sparse (fast-check against a Map)', () => {
     const id = fc.oneof(
       fc.integer({ min: 0, max: 5000 }).map(String),
+      fc.tuple(fc.constantFrom('a', 'g', 'w', 'é', 'prefix9x'), fc.integer({ min: 0, max: 300 })).map(([p, n]) => `${p}${n}`),
       fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String),
       fc.constantFrom('007', 'w3', 'é', '', '2147483648'),
       fc.string({ maxLength: 4 }),
@@ -40,6 +41,27 @@ describe('id table', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('keeps prefixed numbers as numbers while no number has two prefixes', () => {
+    const t = new IdTable();
+    const ids = ['a1', 'g2', 'a3', '4', 'w5', 'a1'];
+    for (const s of ids) {
+      const b = enc.encode(s);
+      t.insert(b, 0, b.length);
+    }
+    const held = t.byteLength;
+    expect(t.toArray()).toEqual(ids);
+    expect(t.lookup(enc.encode('a1'), 0, 2)).toBe(5);
+    expect(t.lookup(enc.encode('g1'), 0, 2)).toBe(-1);
+    expect(t.lookup(enc.encode('1'), 0, 1)).toBe(-1);
+    // g3 shares its number with a3: the table leaves number mode, and still finds every id.
+    const g3 = enc.encode('g3');
+    t.insert(g3, 0, 2);
+    expect(t.byteLength).toBeGreaterThan(held);
+    expect(t.toArray()).toEqual([...ids, 'g3']);
+    for (const [s, a] of [['a1', 5], ['a3', 2], ['g3', 6], ['4', 3], ['w5', 4], ['g2', 1]] as const) expect(t.lookup(enc.encode(s), 0, s.length)).toBe(a);
+    expect(t.lookup(enc.encode('3'), 0, 1)).toBe(-1);
   });
 
   it('keeps decimal ids as numbers until the first other id, then as bytes', () => {
