@@ -50,6 +50,12 @@ export class LineFile {
     this.size += s.length + 1;
     if (this.size > 1 << 20) this.flush();
   }
+  /** Writes bytes [0, length) of `bytes` after the lines so far (writers that format bytes themselves). */
+  bytes(bytes: Uint8Array, length: number): void {
+    this.flush();
+    let done = 0;
+    while (done < length) done += writeSync(this.fd, bytes, done, length - done);
+  }
   private flush(): void {
     if (this.parts.length === 0) return;
     writeSync(this.fd, this.parts.join(''));

@@ -1,6 +1,7 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
 import { columnOf, growColumn, growsInPlace, newColumn } from './columns.js';
-import { decimalId, IdTable, StringInterner } from './id-table.js';
+import { decimalId, IdTable } from './id-table.js';
+import { StringInterner } from './string-interner.js';
 import { invalidIdMessage, invalidUtf8At } from './utf8.js';
 import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta, type TraceStacks } from './model.js';
 

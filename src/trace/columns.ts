@@ -77,3 +77,18 @@ export function growColumn<T extends Numeric>(col: T, length: number, keep: numb
 export function columnOf<T extends Numeric>(col: T, length: number): T {
   return length === col.length ? col : (col.subarray(0, length) as T);
 }
+
+/**
+ * A typed array of `count` entries: a view when it grew in place or little is unused (room not
+ * written costs nothing then), else a copy that frees the rest.
+ */
+export function fitted<T extends Uint8Array | Uint32Array | Int32Array>(a: T, count: number): T {
+  return growsInPlace(a, count) || (a.length - count) * 8 <= a.length ? columnOf(a, count) : (a.slice(0, count) as T);
+}
+
+/** Grows a column to at least `need` elements (1.5x steps), in place when it can (see columns.ts). */
+export function grown<T extends Uint8Array | Uint32Array | Int32Array>(a: T, need: number, reserve: number): T {
+  let cap = a.length;
+  while (cap < need) cap = Math.ceil(cap * 1.5) + 16;
+  return growColumn(a, cap, a.length, reserve);
+}

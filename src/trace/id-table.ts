@@ -10,11 +10,11 @@
  * short prefix and such a number (`w0`, `g4980215`, see id-prefix.ts) while the table is in number mode.
  */
 
-import { columnOf, growColumn, growsInPlace, newColumn } from './columns.js';
-import { decimalId, NOT_DECIMAL } from './id-decimal.js';
+import { fitted, grown, newColumn } from './columns.js';
+import { decimalId, NOT_DECIMAL, writeDecimal } from './id-decimal.js';
 import { IdPrefixes, prefixedNumber, prefixEnd } from './id-prefix.js';
 
-export { decimalId, NOT_DECIMAL };
+export { decimalId, NOT_DECIMAL, writeDecimal };
 
 const EMPTY = -1;
 
@@ -23,23 +23,6 @@ export function hashBytes(buf: Uint8Array, s: number, e: number): number {
   let h = 0x811c9dc5;
   for (let i = s; i < e; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
   return h | 0;
-}
-
-const encoder = new TextEncoder();
-
-/** Grows a column to at least `need` elements (1.5x steps), in place when it can (see columns.ts). */
-function grown<T extends Uint8Array | Uint32Array | Int32Array>(a: T, need: number, reserve: number): T {
-  let cap = a.length;
-  while (cap < need) cap = Math.ceil(cap * 1.5) + 16;
-  return growColumn(a, cap, a.length, reserve);
-}
-
-/**
- * A typed array of `count` entries: a view when it grew in place or little is unused (room not
- * written costs nothing then), else a copy that frees the rest.
- */
-function fitted<T extends Uint8Array | Uint32Array | Int32Array>(a: T, count: number): T {
-  return growsInPlace(a, count) || (a.length - count) * 8 <= a.length ? columnOf(a, count) : (a.slice(0, count) as T);
 }
 
 /**
@@ -92,6 +75,33 @@ export class IdTable {
     const values = this.values;
     if (values) return this.prefixOf ? (this.prefixes.texts[this.prefixOf[a] as number] as string) + String(values[a]) : String(values[a]);
     return this.view.toString('utf8', this.offs[a], this.offs[a + 1]);
+  }
+
+  /**
+   * Writes the id of allocation `a` as UTF-8 into `out` at `pos` (which must have room for it: 32 bytes
+   * for a number, {@link IdTable.bytesOf} otherwise) and returns the position after it. No string is made.
+   */
+  writeId(a: number, out: Uint8Array, pos: number): number {
+    const values = this.values;
+    if (!values) {
+      const s = this.offs[a] as number;
+      const e = this.offs[a + 1] as number;
+      out.set(this.bytes.subarray(s, e), pos);
+      return pos + e - s;
+    }
+    if (this.prefixOf) {
+      const p = this.prefixes.bytesOf(this.prefixOf[a] as number);
+      out.set(p, pos);
+      pos += p.length;
+    }
+    return writeDecimal(values[a] as number, out, pos);
+  }
+
+  /** The number of bytes of allocation `a`'s id. */
+  bytesOf(a: number): number {
+    const values = this.values;
+    if (!values) return (this.offs[a + 1] as number) - (this.offs[a] as number);
+    return (this.prefixOf ? this.prefixes.bytesOf(this.prefixOf[a] as number).length : 0) + 11;
   }
 
   /** Every id, in allocation order (tests, small traces). */
@@ -410,33 +420,4 @@ export interface SharedIds {
   length: number;
 }
 
-/**
- * Interned strings (tags) keyed by their bytes: a repeated tag costs a hash and a compare, and its
- * string is made once.
- */
-export class StringInterner {
-  /** index -> string; index 0 is the empty string. */
-  readonly strings: string[] = [''];
-  /** Keys in the same order as `strings`, so an entry's number is its index. */
-  private readonly keys = new IdTable(1 << 12);
-
-  constructor() {
-    const empty = new Uint8Array(0);
-    this.keys.add(empty, 0, 0, hashBytes(empty, 0, 0));
-  }
-
-  /** Index of the string in bytes [s, e) of `buf`, adding it when new. */
-  intern(buf: Uint8Array, s: number, e: number): number {
-    const h = hashBytes(buf, s, e);
-    const a = this.keys.find(buf, s, e, h);
-    if (a >= 0) return a;
-    this.strings.push(Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('utf8'));
-    return this.keys.add(buf, s, e, h, true);
-  }
-
-  /** Index of a string, adding it when new. */
-  internString(text: string): number {
-    const b = encoder.encode(text);
-    return this.intern(b, 0, b.length);
-  }
-}
+export { StringInterner } from './string-interner.js';

@@ -5,7 +5,8 @@ export { registerReader, traceReaders, type TraceReader, type ReadOptions } from
 export { ByteSource } from './source.js';
 export { TraceWriter, writeTrace, type EventSink, type WriteFormat } from './write.js';
 export { traceFromEvents, type EventObject } from './from-events.js';
-export { IdTable, StringInterner } from './id-table.js';
+export { IdTable } from './id-table.js';
+export { StringInterner } from './string-interner.js';
 export { unpickle, type PickleValue, type PickleDict } from './pytorch/pickle.js';
 export { pytorchSnapshotReader } from './pytorch/reader.js';
 export { tensorflowLogReader } from './tflog/reader.js';

@@ -7,11 +7,12 @@ import { effectiveCapacity, replay, replayFeed, type RunOptions } from '../../si
 import type { ReplayReport } from '../../sim/report.js';
 import { readTraceFile } from '../../trace/open.js';
 import { TraceFeed } from '../../trace/pipeline/feed.js';
-import { formatBytes, formatHex } from '../../util/bytes.js';
+import { formatBytes } from '../../util/bytes.js';
 import { parseConfiguration } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
 import { collect, flag, flagSchema, parseOptionPairs, parseOptions } from '../flags.js';
 import { htmlDestination, LineFile, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
+import { PlacementsCsv } from '../placements.js';
 import { addTraceInputOptions, readOptions, traceInputFlags } from '../trace-flags.js';
 import { addAttributionOptions, attributionFlags, attributionOptions } from '../attribution-flags.js';
 
@@ -97,9 +98,8 @@ Examples:
           })));
         reading.done();
         const progress = new Progress(o.progress as ProgressMode, 'replay');
-        const placements = o.placements ? new LineFile(o.placements) : undefined;
-        placements?.line('event,id,address,sizeBytes,allocatedBytes');
-        const csvId = (id: string): string => (/[",\n\r]/.test(id) ? `"${id.replace(/"/g, '""')}"` : id);
+        const placementsFile = o.placements ? new LineFile(o.placements) : undefined;
+        const placements = placementsFile ? new PlacementsCsv(placementsFile, () => trace.ids) : undefined;
         let result;
         let page: string | undefined;
         try {
@@ -114,7 +114,7 @@ Examples:
             ...(placements
               ? {
                   onPlacement: (event: number, a: number, address: number, size: number, allocated: number) =>
-                    placements.line(`${event},${csvId(trace.ids.get(a))},${formatHex(address)},${size},${allocated}`),
+                    placements.place(event, a, address, size, allocated),
                 }
               : {}),
           };
@@ -128,6 +128,7 @@ Examples:
         } finally {
           progress.done();
           placements?.close();
+          placementsFile?.close();
           feed?.close();
         }
         const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);

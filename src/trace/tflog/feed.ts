@@ -4,7 +4,7 @@
  * keeps what the real allocator recorded (ptr, allocated_bytes) per allocation number.
  */
 import type { TraceBuilder } from '../builder.js';
-import type { StringInterner } from '../id-table.js';
+import type { StringInterner } from '../string-interner.js';
 import { isAllocation } from './allocator-log.js';
 import { MESSAGE_NAMES } from './messages.js';
 

@@ -4,7 +4,7 @@
  * are per allocator), the steps, and the counts the notes report.
  */
 import type { TraceBuilder } from '../builder.js';
-import { StringInterner } from '../id-table.js';
+import { StringInterner } from '../string-interner.js';
 import { AllocatorLog } from './allocator-log.js';
 import { EventFeed } from './feed.js';
 import {

@@ -8,7 +8,7 @@
  * all simply missing from the line. `allocated_bytes` absent means the allocator does not track
  * sizes (Tensor's FillAllocationDescription sets it only then), so it is read as unknown.
  */
-import type { StringInterner } from '../id-table.js';
+import type { StringInterner } from '../string-interner.js';
 import { K_IDENT, K_NUMBER, K_STRING, TextProtoError, type TextProtoParser, type TextProtoVisitor } from './text-proto.js';
 
 export const MSG_UNKNOWN = 0;

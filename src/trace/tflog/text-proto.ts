@@ -14,7 +14,7 @@
  * parser's own fields, so that a reader of millions of lines allocates nothing per field. Field
  * names and identifiers are interned ({@link TextProtoParser.names}); a visitor compares indexes.
  */
-import { StringInterner } from '../id-table.js';
+import { StringInterner } from '../string-interner.js';
 import { CStringDecoder, hexValue } from './c-string.js';
 import { TextProtoError } from './text-proto-error.js';
 
