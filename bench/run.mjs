@@ -1,24 +1,31 @@
 #!/usr/bin/env node
 // memsim benchmarks: parse MB/s per format, replay events/s per allocator, memory of in-memory traces.
 // Traces are generated once with `memsim gen` and cached in .bench-cache/ (git-ignored).
-// Usage: npm run bench [-- --sizes 1e5,1e6,1e7 --formats csv,jsonl,json --allocators all --workload training --repeat 3]
+// Usage: npm run bench [-- --sizes 1e5,1e6,1e7 --formats csv,jsonl,json --allocators all --workload training --repeat 3
+//                         --sections parse,replay,peers,e2e --huge]
+// `peers`: memsim end to end beside TensorFlow's BFC and DynaPipe's simulator (bench/peers.mjs);
+// `e2e`: start-up, --placements, compare, peak memory (bench/endtoend.mjs); --huge adds 10^8 events.
 // Each figure is the best of --repeat runs, each in a fresh process: on a shared machine one run can
 // be half as fast as the next, and the best run is the one least disturbed.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchEndToEnd } from './endtoend.mjs';
+import { benchPeers } from './peers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cache = join(root, '.bench-cache');
 const args = Object.fromEntries(
-  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
+  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') && a !== '--huge' ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
 );
 const sizes = (args.sizes ?? '1e5,1e6,1e7').split(',').map(Number);
 const formats = (args.formats ?? 'csv,jsonl,json').split(',');
 const workload = args.workload ?? 'training';
 const allocatorsArg = args.allocators ?? 'all';
 const repeat = Math.max(1, Number(args.repeat ?? 3));
+const sections = (args.sections ?? 'parse,replay,peers,e2e').split(',');
+const huge = process.argv.includes('--huge');
 
 mkdirSync(cache, { recursive: true });
 
@@ -61,6 +68,7 @@ const fmt = (x, d = 1) => x.toFixed(d);
 const mega = (x) => `${fmt(x / 1e6, 2)} M`;
 const rows = [];
 console.log(`memsim bench · node ${process.version} · ${workload} traces · best of ${repeat}`);
+if (sections.includes('parse')) {
 console.log('\nparse (readTrace: syntax + semantic checks + columnar build)');
 console.log('events      format  file MB   MB/s     events/s   trace MiB   max RSS MiB');
 for (const n of sizes) {
@@ -74,6 +82,8 @@ for (const n of sizes) {
     );
   }
 }
+}
+if (sections.includes('replay')) {
 console.log('\nreplay (engine + allocator, trace already in memory)');
 console.log('events      allocator        events/s     seconds   peak reserved       max RSS MiB');
 for (const n of sizes) {
@@ -86,6 +96,9 @@ for (const n of sizes) {
     );
   }
 }
+}
+if (sections.includes('peers')) rows.push(...(await benchPeers({ repeat: Math.max(repeat, 5) })));
+if (sections.includes('e2e')) rows.push(...benchEndToEnd({ repeat: Math.max(repeat, 5), huge }));
 if (args.json) {
   const { writeFileSync } = await import('node:fs');
   writeFileSync(args.json, JSON.stringify(rows, null, 2));

@@ -25,7 +25,7 @@ if (task.kind === 'parse') {
   const names = task.allocators === 'all' ? listAllocators().filter((d) => !d.needsRecordedHistory).map((d) => d.name) : task.allocators.split(',');
   const replays = [];
   for (const name of names) {
-    const options = benchOptions[name] ?? {};
+    const options = task.defaults ? {} : (benchOptions[name] ?? {});
     const r0 = performance.now();
     const { report } = replay(trace, { allocator: name, options, onOom: 'continue' });
     const seconds = (performance.now() - r0) / 1000;

@@ -1,23 +1,14 @@
 import { Command, Option } from 'commander';
-import { allocatorNames, loadAllocator } from '../../allocators/registry.js';
-import { renderJson } from '../../report/json.js';
-import { renderReplayMarkdown } from '../../report/replay-markdown.js';
-import { renderReplayText } from '../../report/replay-text.js';
-import { effectiveCapacity, replay, replayFeed, type RunOptions } from '../../sim/run.js';
-import type { ReplayReport } from '../../sim/report.js';
-import { readTraceFile } from '../../trace/open.js';
+import { allocatorNames } from '../../allocators/registry.js';
 import { TraceFeed } from '../../trace/pipeline/feed.js';
-import { formatBytes } from '../../util/bytes.js';
-import { parseConfiguration } from '../../util/configuration.js';
-import { GateFailure } from '../errors.js';
-import { collect, flag, flagSchema, parseOptionPairs, parseOptions } from '../flags.js';
-import { htmlDestination, LineFile, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
-import { PlacementsCsv } from '../placements.js';
+import { addAttributionOptions, attributionFlags } from '../attribution-flags.js';
+import { collect, flag, flagSchema, parseOptions } from '../flags.js';
+import { htmlDestination } from '../io.js';
 import { addTraceInputOptions, readOptions, traceInputFlags } from '../trace-flags.js';
-import { addAttributionOptions, attributionFlags, attributionOptions } from '../attribution-flags.js';
 
-// `replay` is on the start-up path: its flags are checked without zod, its allocator and importer
-// are loaded by name, and the HTML report's code only for --format html.
+// `replay` is on the start-up path: its flags are checked without zod; the code that replays loads
+// once the flags are checked (and a large file has started reading on another thread, which boots
+// meanwhile), its allocator and importer by name, the HTML report's code only for --format html.
 const schema = flagSchema({
   allocator: flag.required(),
   capacity: flag.bytes(),
@@ -35,23 +26,11 @@ const schema = flagSchema({
   oomDump: flag.oneOf(['compact', 'full', 'none'], 'compact'),
 });
 
-/** Renders a replay report in the asked format. */
-export function renderReplay(report: ReplayReport, format: 'text' | 'json' | 'markdown', color: boolean, oomDump: 'compact' | 'full' | 'none'): string {
-  if (format === 'json') return renderJson(report);
-  if (format === 'markdown') return renderReplayMarkdown(report);
-  return renderReplayText(report, { color, oomDump });
-}
+/** The parsed flags of `replay`. */
+export type ReplayFlags = ReturnType<typeof parseReplayFlags>;
 
-/** The gate of `replay`: an OOM fails it unless `--allow-oom`. */
-export function oomGate(report: ReplayReport): string | undefined {
-  const first = report.ooms[0];
-  if (report.summary.oomCount === 0 || !first) return undefined;
-  return (
-    `gate failed: replay with ${report.allocator.name} hit ${report.summary.oomCount} OOM(s); the first ${first.recorded ? 'before' : 'at'} event ${first.event}` +
-    `${first.entry !== undefined ? ` (${first.entry})` : first.line !== null ? ` (line ${first.line})` : ''}${first.recorded ? ", the real run's own" : ''}: ` +
-    `${formatBytes(first.sizeBytes)} requested with ${formatBytes(first.liveBytes)} live, ` +
-    `${formatBytes(first.reservedBytes)} reserved, capacity ${first.capacityBytes === null ? 'unlimited' : formatBytes(first.capacityBytes)} (${first.kind}); --allow-oom accepts it`
-  );
+function parseReplayFlags(raw: Record<string, unknown>) {
+  return parseOptions(schema, raw);
 }
 
 export function replayCommand(): Command {
@@ -83,58 +62,19 @@ Examples:
   $ memsim replay snap.pickle --allocator caching --option expandable_segments=true --start fresh`,
       )
       .action(async (tracePath: string, raw: Record<string, unknown>) => {
-        const o = parseOptions(schema, raw);
+        const o = parseReplayFlags(raw);
         if (o.format === 'html') htmlDestination(o.output);
-        await loadAllocator(parseConfiguration(o.allocator).name);
-        const html = o.format === 'html' ? await import('./replay-html.js') : undefined;
         // A large CSV or JSONL file is read on another thread while it is replayed (text, JSON and
-        // Markdown reports: the HTML one draws states of the whole trace).
-        const feed = !html && TraceFeed.suits(tracePath, readOptions(o)) ? await TraceFeed.open(tracePath, readOptions(o)) : null;
-        const reading = new Progress(o.progress as ProgressMode, 'read');
-        const trace =
-          feed?.trace ??
-          (await readTraceFile(tracePath, readOptions(o, {
-            onProgress: (done, total) => reading.update(done, total, 'bytes'),
-          })));
-        reading.done();
-        const progress = new Progress(o.progress as ProgressMode, 'replay');
-        const placementsFile = o.placements ? new LineFile(o.placements) : undefined;
-        const placements = placementsFile ? new PlacementsCsv(placementsFile, () => trace.ids) : undefined;
-        let result;
-        let page: string | undefined;
+        // Markdown reports: the HTML one draws states of the whole trace); the thread starts now.
+        const feed = o.format !== 'html' && TraceFeed.suits(tracePath, readOptions(o)) ? TraceFeed.open(tracePath, readOptions(o)) : null;
+        feed?.catch(() => undefined); // its failure is thrown where it is awaited
         try {
-          const run: RunOptions & { allocator: string } = {
-            allocator: o.allocator,
-            options: parseOptionPairs(o.option),
-            ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
-            onOom: o.onOom,
-            ...(o.start ? { start: o.start } : {}),
-            attribution: attributionOptions(o),
-            onProgress: (done, total) => progress.update(done, total),
-            ...(placements
-              ? {
-                  onPlacement: (event: number, a: number, address: number, size: number, allocated: number) =>
-                    placements.place(event, a, address, size, allocated),
-                }
-              : {}),
-          };
-          if (html) {
-            ({ result, page } = html.replayPage(trace, run, { capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom }));
-          } else if (feed) {
-            result = await replayFeed(feed, run);
-          } else {
-            result = replay(trace, run);
-          }
+          const { runReplay } = await import('./replay-run.js');
+          await runReplay(tracePath, o, feed);
         } finally {
-          progress.done();
-          placements?.close();
-          placementsFile?.close();
-          feed?.close();
+          // The reading thread stops with the command, whatever happens (it would keep the process up).
+          await feed?.then((f) => f?.close(), () => undefined);
         }
-        const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
-        writeOutput(page ?? renderReplay(result.report, o.format as 'text' | 'json' | 'markdown', color, o.oomDump), o.output);
-        const gate = oomGate(result.report);
-        if (gate && !o.allowOom) throw new GateFailure(gate);
       }),
   ));
 }
