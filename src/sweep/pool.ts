@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { packageFile } from '../util/package-root.js';
 import { MemsimError, UsageError } from '../errors.js';
 import type { Trace } from '../trace/model.js';
 import { type CompareJob, type CompareJobResult, type ContenderRef, runJob } from './jobs.js';
@@ -28,13 +29,12 @@ export interface WorkerInit {
 export type WorkerReply = { ok: true; result: CompareJobResult } | { ok: false; error: { name: string; message: string; stack?: string } };
 
 /**
- * The built worker entry, when there is one. From `dist/` it sits next to this module; from the
- * TypeScript sources (tests run them directly) the built copy in `dist/` is used, since a worker
- * cannot load `.ts` files. Null when none is built: callers then run in this thread.
+ * The built worker entry, when there is one: `dist/sweep/worker.js` of the package, whether this
+ * module runs from `dist/`, from the CLI bundle or from the TypeScript sources (tests run them
+ * directly; a worker cannot load `.ts` files). Null when none is built: callers then run in this thread.
  */
 export function defaultWorkerUrl(): URL | null {
-  const here = import.meta.url;
-  const candidate = here.endsWith('.ts') ? new URL('../../dist/sweep/worker.js', here) : new URL('./worker.js', here);
+  const candidate = packageFile('dist/sweep/worker.js');
   return existsSync(fileURLToPath(candidate)) ? candidate : null;
 }
 

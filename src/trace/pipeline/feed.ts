@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { MemsimError, TraceError, UsageError } from '../../errors.js';
+import { packageFile } from '../../util/package-root.js';
 import { IdTable } from '../id-table.js';
 import type { Trace } from '../model.js';
 import { detectReader } from '../open.js';
@@ -18,10 +19,9 @@ export const PIPELINE_MIN_BYTES = 8 * 2 ** 20;
 /** Formats whose events stream from the start of the file, meta first (a JSON trace may end with its meta). */
 const STREAMED_FORMATS: readonly string[] = ['csv', 'jsonl'];
 
-/** The reading thread's module (the built one when running from the sources, as tests do). */
+/** The reading thread's module: the built one, from `dist/`, the CLI bundle or the sources (tests). */
 function readerUrl(): URL | null {
-  const here = import.meta.url;
-  const url = here.endsWith('.ts') ? new URL('../../../dist/trace/pipeline/reader-thread.js', here) : new URL('./reader-thread.js', here);
+  const url = packageFile('dist/trace/pipeline/reader-thread.js');
   return existsSync(fileURLToPath(url)) ? url : null;
 }
 
