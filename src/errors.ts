@@ -36,6 +36,26 @@ export class UsageError extends MemsimError {
   override name = 'UsageError';
 }
 
+/**
+ * An output could not be written (a full disk, a read-only file system, a missing folder): the message
+ * is `cannot write FILE: what went wrong`, exit 2.
+ */
+export class OutputError extends MemsimError {
+  override name = 'OutputError';
+}
+
+/**
+ * The reader of an output went away (a pipe closed early, as with `| head`). Not a failure of the
+ * command: it stops writing and exits quietly, as `cat` and `grep` do.
+ */
+export class OutputClosed extends Error {
+  override name = 'OutputClosed';
+  /** @param destination what the user calls the output (`standard output`, a path) */
+  constructor(readonly destination: string) {
+    super(`the reader of ${destination} closed it`);
+  }
+}
+
 /** Formats one problem as `file:line[:col]: [field: ]message`, or `file: entry.field: message`. */
 export function formatProblem(p: InputProblem): string {
   if (p.entry !== undefined) return `${p.file}: ${p.entry}${p.field ? `.${p.field}` : ''}: ${p.message}`;

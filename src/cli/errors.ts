@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { MemsimError, TraceError, UsageError } from '../errors.js';
+import { MemsimError, OutputClosed, TraceError, UsageError } from '../errors.js';
 import { describeSystemError, isSystemError } from '../util/system-error.js';
 
 /** A gate failed: the command ran to the end, and exits 1 with this message as the last stderr line. */
@@ -21,6 +21,10 @@ export function handleError(e: unknown, writeErr: (s: string) => void): number {
     // commander has printed its own message (or the help); only the code is ours to set.
     if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT_OK;
     return EXIT_ERROR;
+  }
+  if (e instanceof OutputClosed) {
+    // The reader has all it wanted (`| head`): nothing went wrong, as with cat and grep.
+    return EXIT_OK;
   }
   if (e instanceof GateFailure) {
     writeErr(`memsim: ${e.message}\n`);

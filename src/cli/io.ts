@@ -1,26 +1,42 @@
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { UsageError } from '../errors.js';
-import { describeSystemError } from '../util/system-error.js';
+import { OutputFile, writeText } from '../output/index.js';
+
+/**
+ * Whether file descriptor `fd` is a terminal. Asked of the descriptor, not of `process.stdout`: that
+ * stream, once made, puts a pipe in non-blocking mode and reports its errors asynchronously; memsim
+ * writes through {@link OutputFile} instead.
+ */
+export function isTerminal(fd: 1 | 2): boolean {
+  return isatty(fd);
+}
 
 /** Whether to colour output written to stdout: a TTY, no NO_COLOR, no --no-color. */
 export function useColor(noColorFlag: boolean, toFile: boolean): boolean {
   if (noColorFlag || toFile) return false;
   if (process.env['NO_COLOR'] !== undefined && process.env['NO_COLOR'] !== '') return false;
   if (process.env['FORCE_COLOR'] !== undefined && process.env['FORCE_COLOR'] !== '0') return true;
-  return process.stdout.isTTY === true;
+  return isTerminal(1);
 }
 
-/** Writes a command's result to `--output FILE` or stdout. */
+/** Writes a command's result to `--output FILE` or stdout (`-` or none). */
 export function writeOutput(text: string, output: string | undefined): void {
-  if (output && output !== '-') {
-    try {
-      writeFileSync(output, text);
-    } catch (e) {
-      throw new UsageError(`cannot write ${output}: ${describeSystemError(e)}`);
-    }
-    return;
+  writeText(output, text);
+}
+
+const stderr = new OutputFile(2);
+
+/**
+ * Writes to stderr (messages, notes, progress) straight away. Nothing can be said about a stderr that
+ * cannot be written, so its failures are dropped.
+ */
+export function writeErr(text: string): void {
+  try {
+    stderr.write(text);
+    stderr.flush();
+  } catch {
+    // The reader of stderr went away or its disk is full: there is nowhere left to tell.
   }
-  process.stdout.write(text);
 }
 
 /**
@@ -28,43 +44,8 @@ export function writeOutput(text: string, output: string | undefined): void {
  * megabytes is of no use on a terminal, so there `--output` is required.
  */
 export function htmlDestination(output: string | undefined): void {
-  if ((output === undefined || output === '-') && process.stdout.isTTY === true) {
+  if ((output === undefined || output === '-') && isTerminal(1)) {
     throw new UsageError('the HTML report needs --output FILE (or redirect stdout to a file)');
-  }
-}
-
-/** A line-oriented file writer with a buffer (placements CSV). */
-export class LineFile {
-  private fd: number;
-  private parts: string[] = [];
-  private size = 0;
-  constructor(readonly path: string) {
-    try {
-      this.fd = openSync(path, 'w');
-    } catch (e) {
-      throw new UsageError(`cannot write ${path}: ${describeSystemError(e)}`);
-    }
-  }
-  line(s: string): void {
-    this.parts.push(s, '\n');
-    this.size += s.length + 1;
-    if (this.size > 1 << 20) this.flush();
-  }
-  /** Writes bytes [0, length) of `bytes` after the lines so far (writers that format bytes themselves). */
-  bytes(bytes: Uint8Array, length: number): void {
-    this.flush();
-    let done = 0;
-    while (done < length) done += writeSync(this.fd, bytes, done, length - done);
-  }
-  private flush(): void {
-    if (this.parts.length === 0) return;
-    writeSync(this.fd, this.parts.join(''));
-    this.parts = [];
-    this.size = 0;
-  }
-  close(): void {
-    this.flush();
-    closeSync(this.fd);
   }
 }
 
@@ -82,7 +63,7 @@ export class Progress {
   private readonly enabled: boolean;
   /** @param showElapsed also print the seconds since the start (for work of minutes). */
   constructor(mode: ProgressMode, private readonly label: string, private readonly showElapsed = false) {
-    this.enabled = mode === 'always' || (mode === 'auto' && process.stderr.isTTY === true);
+    this.enabled = mode === 'always' || (mode === 'auto' && isTerminal(2));
   }
   update(done: number, total: number, unit = 'events'): void {
     if (!this.enabled) return;
@@ -93,11 +74,11 @@ export class Progress {
     const width = 24;
     const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, ' ');
     const elapsed = this.showElapsed ? `, ${formatElapsed(now - this.start)}\x1b[K` : '';
-    process.stderr.write(`\r${this.label} [${bar}] ${(frac * 100).toFixed(0).padStart(3)}% ${done}/${total} ${unit}${elapsed}`);
+    writeErr(`\r${this.label} [${bar}] ${(frac * 100).toFixed(0).padStart(3)}% ${done}/${total} ${unit}${elapsed}`);
     this.drawn = true;
   }
   done(): void {
-    if (this.drawn) process.stderr.write('\r\x1b[K');
+    if (this.drawn) writeErr('\r\x1b[K');
     this.drawn = false;
   }
 }

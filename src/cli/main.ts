@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { EXIT_OK, handleError } from './errors.js';
+import { isTerminal, writeErr, writeOutput } from './io.js';
 
 /**
  * Every command, by name, with the module that defines it. A run loads the module of the command it
@@ -28,9 +29,18 @@ function commandsFor(argv: readonly string[] | undefined): string[] {
   return Object.keys(COMMANDS);
 }
 
-/** commander's own messages (unknown option, missing argument) under memsim's one prefix. */
+/**
+ * commander's output: its messages (unknown option, missing argument) under memsim's one prefix, and
+ * help and version written as every other output is (never through `process.stdout`, see io.ts).
+ */
 const OUTPUT = {
+  writeOut: (text: string): void => writeOutput(text, undefined),
+  writeErr,
   outputError: (text: string, write: (s: string) => void): void => write(text.replace(/^error: /, 'memsim: ')),
+  getOutHelpWidth: (): number => (isTerminal(1) ? process.stdout.columns : 80),
+  getErrHelpWidth: (): number => (isTerminal(2) ? process.stderr.columns : 80),
+  getOutHasColors: (): boolean => false,
+  getErrHasColors: (): boolean => false,
 };
 
 /**
@@ -54,13 +64,10 @@ export async function buildProgram(argv?: readonly string[]): Promise<Command> {
 
 /** Runs the CLI and returns the exit code (0 ok, 1 a gate failed, 2 error). */
 export async function main(argv: string[]): Promise<number> {
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  });
   try {
     await (await buildProgram(argv)).parseAsync(argv);
     return EXIT_OK;
   } catch (e) {
-    return handleError(e, (s) => process.stderr.write(s));
+    return handleError(e, writeErr);
   }
 }

@@ -1,6 +1,6 @@
 import type { IdTable } from '../trace/id-table.js';
 import { writeDecimal } from '../trace/id-decimal.js';
-import type { LineFile } from './io.js';
+import type { OutputFile } from '../output/index.js';
 
 const HEX = new TextEncoder().encode('0123456789abcdef');
 const HEADER = new TextEncoder().encode('event,id,address,sizeBytes,allocatedBytes\n');
@@ -17,7 +17,7 @@ export class PlacementsCsv {
 
   /** @param ids the trace's ids, read when a line is written (a trace read while replayed grows). */
   constructor(
-    private readonly file: LineFile,
+    private readonly file: OutputFile,
     private readonly ids: () => IdTable,
   ) {
     this.buf.set(HEADER);

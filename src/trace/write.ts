@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { OutputFile } from '../output/index.js';
 import { DEFAULT_ALIGN_BYTES, OP_ALLOC, type Trace, type TraceMeta } from './model.js';
 
 /** Output formats memsim writes. */
@@ -11,26 +11,6 @@ export interface EventSink {
   free(id: string, step: number, stream?: number, time?: number): void;
 }
 
-/** Appends text to a file descriptor through a buffer. */
-class BufferedOut {
-  private parts: string[] = [];
-  private bytes = 0;
-  constructor(private readonly fd: number) {}
-  write(s: string): void {
-    this.parts.push(s);
-    this.bytes += s.length;
-    if (this.bytes > 1 << 20) this.flush();
-  }
-  flush(): void {
-    if (this.parts.length === 0) return;
-    const buf = Buffer.from(this.parts.join(''), 'utf8');
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
-    this.parts = [];
-    this.bytes = 0;
-  }
-}
-
 function csvField(s: string): string {
   return /[",\n\r]/.test(s) || s.startsWith('#') ? `"${s.replace(/"/g, '""')}"` : s;
 }
@@ -40,27 +20,23 @@ function csvField(s: string): string {
  * point at events), streaming to a file or standard output.
  */
 export class TraceWriter implements EventSink {
-  private readonly out: BufferedOut;
-  private readonly fd: number;
-  private readonly ownsFd: boolean;
+  private readonly out: OutputFile;
   private first = true;
   private readonly hasStream: boolean;
   private readonly hasTime: boolean;
   private readonly hasAlign: boolean;
 
   /**
-   * @param path file to write, or `-` for standard output
+   * @param path file to write, or `-` for standard output (or an output already open)
    * @param columns optional columns to include in CSV (stream, time, align)
    */
   constructor(
-    path: string,
+    path: string | OutputFile,
     readonly format: WriteFormat,
     meta: TraceMeta,
     columns: { stream?: boolean; time?: boolean; align?: boolean } = {},
   ) {
-    this.ownsFd = path !== '-';
-    this.fd = this.ownsFd ? openSync(path, 'w') : 1;
-    this.out = new BufferedOut(this.fd);
+    this.out = typeof path === 'string' ? new OutputFile(path) : path;
     this.hasStream = columns.stream ?? false;
     this.hasTime = columns.time ?? false;
     this.hasAlign = columns.align ?? false;
@@ -119,14 +95,28 @@ export class TraceWriter implements EventSink {
   /** Finishes the document and closes the file. */
   end(): void {
     if (this.format === 'json') this.out.write(this.first ? ']}\n' : '\n]}\n');
-    this.out.flush();
-    if (this.ownsFd) closeSync(this.fd);
+    this.out.close();
+  }
+
+  /** Gives the output up without finishing it (the input turned out bad half-way). */
+  abandon(): void {
+    this.out.abandon();
   }
 }
 
 /** Writes a whole in-memory trace (for `memsim convert`). */
 export function writeTrace(trace: Trace, path: string, format: WriteFormat): void {
   const w = new TraceWriter(path, format, trace.meta, { stream: trace.stream !== null, time: trace.time !== null, align: trace.align !== null });
+  try {
+    writeEvents(trace, w);
+  } catch (e) {
+    w.abandon();
+    throw e;
+  }
+  w.end();
+}
+
+function writeEvents(trace: Trace, w: TraceWriter): void {
   for (let i = 0; i < trace.length; i++) {
     const a = trace.alloc[i] as number;
     const id = trace.ids.get(a);
@@ -142,5 +132,4 @@ export function writeTrace(trace: Trace, path: string, format: WriteFormat): voi
       w.free(id, step, stream, time);
     }
   }
-  w.end();
 }

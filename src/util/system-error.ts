@@ -26,6 +26,7 @@ const WORDS: Readonly<Record<string, string>> = {
   EINVAL: 'invalid argument',
   ETXTBSY: 'text file busy',
   ESPIPE: 'cannot seek in a pipe',
+  EBADF: 'the file descriptor is not open',
 };
 
 /** True for an error the operating system reported (it carries an errno code). */

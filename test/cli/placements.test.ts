@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineFile } from '../../src/cli/io.js';
+import { OutputFile } from '../../src/output/index.js';
 import { PlacementsCsv } from '../../src/cli/placements.js';
 import { IdTable } from '../../src/trace/id-table.js';
 import { tempDir } from '../helpers.js';
@@ -22,7 +22,7 @@ describe('--placements CSV written as bytes', () => {
       fc.property(fc.array(fc.tuple(id, big, big, big, big), { minLength: 1, maxLength: 200 }), fc.boolean(), (rows, small) => {
         const path = join(dir, `p${k++}.csv`);
         const ids = new IdTable();
-        const file = new LineFile(path);
+        const file = new OutputFile(path);
         // A small buffer size is not settable: long runs of rows cross the 1 MiB buffer in the test below.
         const csv = new PlacementsCsv(file, () => ids);
         const lines = ['event,id,address,sizeBytes,allocatedBytes'];
@@ -44,7 +44,7 @@ describe('--placements CSV written as bytes', () => {
   it('writes a file larger than its buffer, with an id longer than the buffer', () => {
     const path = join(tempDir(), 'big.csv');
     const ids = new IdTable();
-    const file = new LineFile(path);
+    const file = new OutputFile(path);
     const csv = new PlacementsCsv(file, () => ids);
     const long = 'x'.repeat(3 << 20);
     const lines = ['event,id,address,sizeBytes,allocatedBytes'];

@@ -8,7 +8,7 @@ import { ROOT } from '../helpers.js';
  * itself, and the shared top-level modules errors.ts and version.ts). Data flows one way.
  */
 const ALLOWED: Record<string, readonly string[]> = {
-  cli: ['report', 'diff', 'sweep', 'sim', 'attribution', 'allocators', 'planners', 'gen', 'trace', 'util'],
+  cli: ['report', 'diff', 'sweep', 'sim', 'attribution', 'allocators', 'planners', 'gen', 'trace', 'output', 'util'],
   report: ['diff', 'sweep', 'sim', 'attribution', 'allocators', 'planners', 'trace', 'util'],
   diff: ['sweep', 'sim', 'attribution', 'allocators', 'trace', 'util'],
   sweep: ['sim', 'attribution', 'allocators', 'planners', 'trace', 'util'],
@@ -17,7 +17,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   allocators: ['trace', 'util'],
   planners: ['trace', 'util'],
   gen: ['trace', 'util'],
-  trace: ['util'],
+  trace: ['output', 'util'],
+  output: ['util'],
   util: [],
 };
 const SHARED = new Set(['errors.ts', 'version.ts']);

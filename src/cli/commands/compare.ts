@@ -10,7 +10,7 @@ import { knownContenders } from '../../sweep/contenders.js';
 import { readTrace } from '../../trace/read.js';
 import { canonicalConfiguration, splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
-import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
+import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput, writeErr } from '../io.js';
 import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
 import { comparisonPage } from '../html.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
@@ -146,7 +146,7 @@ Examples:
           progress.done();
         }
         const { report, execution } = result;
-        if (o.jobs !== undefined && o.jobs > 1 && execution.reason) process.stderr.write(`memsim: note: ran in one thread: ${execution.reason}\n`);
+        if (o.jobs !== undefined && o.jobs > 1 && execution.reason) writeErr(`memsim: note: ran in one thread: ${execution.reason}\n`);
         if (baseline && o.baseline !== undefined) report.baseline = compareWithBaseline(report, baseline, o.baseline, maxRegression);
         report.gates = evaluateGates(report, gates);
         if (o.format === 'html') {
@@ -157,7 +157,7 @@ Examples:
         }
         if (o.jsonOutput !== undefined) writeOutput(renderJson(report), o.jsonOutput);
         const failures = report.gates.flatMap((g) => g.failures);
-        for (const f of failures.slice(0, -1)) process.stderr.write(`memsim: ${f.message}\n`);
+        for (const f of failures.slice(0, -1)) writeErr(`memsim: ${f.message}\n`);
         const last = failures[failures.length - 1];
         if (last) throw new GateFailure(last.message);
       }),

@@ -8,7 +8,7 @@ import { renderDiffText } from '../../report/diff-text.js';
 import { readTrace } from '../../trace/read.js';
 import { canonicalConfiguration, splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
-import { useColor, writeOutput } from '../io.js';
+import { useColor, writeOutput, writeErr } from '../io.js';
 import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { addAttributionOptions, attributionFields } from '../attribution-input.js';
@@ -115,7 +115,7 @@ Examples:
     const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
     writeOutput(renderDiff(report, o.format, color), o.output);
     const failures = report.gates.flatMap((g) => g.failures);
-    for (const f of failures.slice(0, -1)) process.stderr.write(`memsim: ${f.message}\n`);
+    for (const f of failures.slice(0, -1)) writeErr(`memsim: ${f.message}\n`);
     const last = failures[failures.length - 1];
     if (last) throw new GateFailure(last.message);
   });

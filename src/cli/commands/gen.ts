@@ -56,7 +56,12 @@ Examples:
       };
       if (o.capacity !== undefined) meta['capacityBytes'] = o.capacity;
       const writer = new TraceWriter(o.output ?? '-', o.format, meta);
-      w.generate(writer, { seed: o.seed, steps, ...shape });
+      try {
+        w.generate(writer, { seed: o.seed, steps, ...shape });
+      } catch (e) {
+        writer.abandon();
+        throw e;
+      }
       writer.end();
     });
 }

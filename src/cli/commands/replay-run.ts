@@ -11,8 +11,9 @@ import { parseConfiguration } from '../../util/configuration.js';
 import { attributionOptions } from '../attribution-flags.js';
 import { GateFailure } from '../errors.js';
 import { parseOptionPairs } from '../flags.js';
-import { LineFile, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
+import { Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
 import { PlacementsCsv } from '../placements.js';
+import { OutputFile } from '../../output/index.js';
 import { readOptions } from '../trace-flags.js';
 import type { ReplayFlags } from './replay.js';
 
@@ -51,7 +52,7 @@ export async function runReplay(tracePath: string, o: ReplayFlags, feedOpening: 
     })));
   reading.done();
   const progress = new Progress(o.progress as ProgressMode, 'replay');
-  const placementsFile = o.placements ? new LineFile(o.placements) : undefined;
+  const placementsFile = o.placements ? new OutputFile(o.placements) : undefined;
   const placements = placementsFile ? new PlacementsCsv(placementsFile, () => trace.ids) : undefined;
   let result;
   let page: string | undefined;
@@ -78,12 +79,15 @@ export async function runReplay(tracePath: string, o: ReplayFlags, feedOpening: 
     } else {
       result = replay(trace, run);
     }
+  } catch (e) {
+    placementsFile?.abandon();
+    throw e;
   } finally {
     progress.done();
-    placements?.close();
-    placementsFile?.close();
     feed?.close();
   }
+  placements?.close();
+  placementsFile?.close();
   const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
   writeOutput(page ?? renderReplay(result.report, o.format as 'text' | 'json' | 'markdown', color, o.oomDump), o.output);
   const gate = oomGate(result.report);

@@ -13,7 +13,7 @@ import { readTrace } from '../../trace/read.js';
 import { formatBytes } from '../../util/bytes.js';
 import { splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
-import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
+import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput, writeErr } from '../io.js';
 import { bytesArg, collect, intArg, parseOptions } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { describeSystemError } from '../../util/system-error.js';
@@ -134,7 +134,7 @@ Examples:
           } finally {
             progress.done();
           }
-          if (o.jobs !== undefined && o.jobs > 1 && result.execution.reason) process.stderr.write(`memsim: note: ran in one thread: ${result.execution.reason}\n`);
+          if (o.jobs !== undefined && o.jobs > 1 && result.execution.reason) writeErr(`memsim: note: ran in one thread: ${result.execution.reason}\n`);
           part = result.part;
           if (o.shard !== undefined) {
             writeOutput(renderJson(part), o.output);
