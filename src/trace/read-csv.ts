@@ -1,5 +1,6 @@
 import type { TraceBuilder } from './builder.js';
 import { CsvScanner, NO_VALUE } from './csv.js';
+import { readCsvMeta } from './csv-meta.js';
 import { addRawEvent, type EventField, isValidAlign, RawEvent } from './event-fields.js';
 import { NOT_DECIMAL } from './id-table.js';
 import { DEFAULT_ALIGN_BYTES } from './model.js';
@@ -206,14 +207,16 @@ function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void 
 }
 
 /**
- * Reads a CSV trace: a header row naming the columns (`op,id,size` required; `step,stream,tag,time,align`
- * optional, any order; other columns ignored), then one event per row.
+ * Reads a CSV trace: an optional metadata comment line (see csv-meta.ts), a header row naming the
+ * columns (`op,id,size` required; `step,stream,tag,time,align` optional, any order; other columns
+ * ignored), then one event per row.
  */
 export function readCsv(src: ByteSource, b: TraceBuilder): void {
   const sc = new CsvScanner(src);
   // Skip a UTF-8 byte order mark.
   if (src.end < 3) src.fill();
   if (src.buf[0] === 0xef && src.buf[1] === 0xbb && src.buf[2] === 0xbf) sc.pos = 3;
+  readCsvMeta(sc, b);
   if (!sc.next()) {
     b.problem({ line: 1, message: 'empty file (expected a CSV header row: op,id,size,…)' });
     return;

@@ -1,4 +1,5 @@
 import { OutputFile } from '../output/index.js';
+import { csvMetaLine } from './csv-meta.js';
 import { DEFAULT_ALIGN_BYTES, OP_ALLOC, type Trace, type TraceMeta } from './model.js';
 
 /** Output formats memsim writes. */
@@ -46,7 +47,7 @@ export class TraceWriter implements EventSink {
     } else if (format === 'jsonl') {
       this.out.write(JSON.stringify(header) + '\n');
     } else {
-      if (meta.name) this.out.write(`# ${String(meta.name).replace(/\n/g, ' ')}\n`);
+      if (Object.keys(meta).length > 0) this.out.write(csvMetaLine(meta));
       this.out.write(`op,id,size,step,tag${this.hasStream ? ',stream' : ''}${this.hasTime ? ',time' : ''}${this.hasAlign ? ',align' : ''}\n`);
     }
   }
