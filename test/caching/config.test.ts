@@ -49,7 +49,6 @@ describe('PYTORCH_CUDA_ALLOC_CONF parsing', () => {
     expect(fails('max_non_split_rounding_mb:5')).toBe('CachingAllocator option max_non_split_rounding_mb too small, must be >= 20');
     expect(fails('garbage_collection_threshold:1.5')).toBe('garbage_collect_threshold is invalid, set it in (0.0, 1.0)');
     expect(fails('garbage_collection_threshold:0')).toBe('garbage_collect_threshold is invalid, set it in (0.0, 1.0)');
-    expect(fails('expandable_segments:true')).toBe("Expected 'True' or 'False' at index 2 in ConfigTokenizer but got 'true'");
     expect(fails('roundup_power2_divisions:3')).toBe('For roundups, the divisions has to be power of 2 ');
     expect(fails('roundup_power2_divisions:[256:3]')).toBe('For roundups, the divisions has to be power of 2 or 0 to disable roundup ');
     expect(fails('roundup_power2_divisions:[100:2]')).toBe('For roundups, the intervals have to be power of 2 ');
@@ -58,7 +57,7 @@ describe('PYTORCH_CUDA_ALLOC_CONF parsing', () => {
     expect(fails('max_split_size:128')).toBe("Unrecognized key 'max_split_size' in CUDA allocator config.");
     // A key without ':' is skipped by the first parser, which then runs out of tokens.
     // Where PyTorch shows C++ exception text ("Index out of bounds in ConfigTokenizer", "stoull",
-    // "stod"), the message says what is wrong in plain words.
+    // "stod") or names its tokenizer, the message says what is wrong in plain words.
     expect(fails('max_split_size_mb=128')).toBe("'max_split_size_mb=128': a key and its value are separated by ':' (write max_split_size_mb:128)");
     expect(fails('max_split_size_mb')).toBe('the configuration ends where max_split_size_mb needs more (write max_split_size_mb:VALUE)');
     expect(fails('roundup_power2_divisions:[256:')).toBe('the configuration ends where roundup_power2_divisions needs more (write roundup_power2_divisions:VALUE)');
@@ -66,6 +65,10 @@ describe('PYTORCH_CUDA_ALLOC_CONF parsing', () => {
     expect(fails('max_split_size_mb:99999999999999999999999')).toBe('max_split_size_mb: 99999999999999999999999 is out of range (a size is at most 2^64 - 1)');
     expect(fails('garbage_collection_threshold:x')).toBe("garbage_collection_threshold expects a number, got 'x'");
     expect(fails(':')).toBe("expected a key (e.g. expandable_segments:True), found ':'");
+    expect(fails('expandable_segments:true')).toBe("expandable_segments expects True or False (with capitals, as PyTorch reads it), got 'true'");
+    expect(fails('expandable_segments:Maybe')).toBe("expandable_segments expects True or False (with capitals, as PyTorch reads it), got 'Maybe'");
+    expect(fails('roundup_power2_divisions:[')).toBe("roundup_power2_divisions: the list opened with '[' is not closed with ']'");
+    expect(fails('foo:[1,2')).toBe("foo: the list opened with '[' is not closed with ']'");
   });
 
   it('reports the common keys before the unknown ones, as the two parsers run in that order', () => {

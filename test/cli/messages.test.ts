@@ -112,6 +112,22 @@ describe('advice that works where it is given', () => {
   });
 });
 
+describe('advice that compare accepts', () => {
+  it('names no --option in its notes, and every configuration it suggests runs', () => {
+    const trace = join(ROOT, 'traces', 'inference.jsonl');
+    const first = runCli(['compare', trace, '--allocators', 'naive,bfc,caching,lifetime-pool', '--format', 'json']);
+    const text = JSON.stringify(JSON.parse(first.stdout));
+    expect(text).toContain('bfc assumed a memory limit');
+    expect(text).not.toContain('--option');
+    const advice = [...text.matchAll(/'([a-z-]+\[[^\]]+\])'/g)].map((m) => (m[1] as string).replace('…', '8GiB'));
+    expect(advice).toContain('bfc[allow_growth=true]');
+    for (const a of advice) {
+      const again = runCli(['compare', trace, '--allocators', a, '--format', 'json']);
+      expect({ a, stderr: again.stderr }).toEqual({ a, stderr: '' });
+    }
+  });
+});
+
 describe('one prefix, plain words', () => {
   it('says what the operating system refused in words, never its errno code', () => {
     const missing = runCli(['replay', join(dir, 'nope.csv')]);

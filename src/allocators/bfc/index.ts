@@ -66,8 +66,8 @@ export const bfc = defineAllocator({
       limit = assumedLimitBytes(ctx.trace.summary.peakLiveBytes);
       notes.push(
         `no capacity given: bfc assumed a memory limit of ${formatBytes(limit)} (TensorFlow always has one; ` +
-          `pass --capacity or --option memory_limit=… for your device)` +
-          (o.allow_growth ? '' : '; with allow_growth=false it reserves the whole limit at the first request, so peak reserved is that limit — --option allow_growth=true shows regions growing on demand'),
+          `pass --capacity, or name the allocator 'bfc[memory_limit=…]', for your device)` +
+          (o.allow_growth ? '' : "; with allow_growth=false it reserves the whole limit at the first request, so peak reserved is that limit — the allocator 'bfc[allow_growth=true]' shows regions growing on demand"),
       );
     }
     const { trace } = ctx;

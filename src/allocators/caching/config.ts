@@ -98,7 +98,8 @@ class Tokens {
     const s = this.at(i);
     if (s === 'True') return true;
     if (s === 'False') return false;
-    throw new AllocConfError(`Expected 'True' or 'False' at index ${i} in ConfigTokenizer but got '${s}'`);
+    // PyTorch says "Expected 'True' or 'False' at index N in ConfigTokenizer": its tokenizer's words.
+    throw new AllocConfError(`${this.key} expects True or False (with capitals, as PyTorch reads it), got '${s}'`);
   }
   /** skipKey: past `key : value` or `key : [ … ]`. */
   skipKey(i: number): number {
@@ -108,8 +109,12 @@ class Tokens {
     while (++i < this.size && this.t[i] !== ']') {
       // skip the list
     }
-    if (i >= this.size) throw new AllocConfError("Expected closing bracket ']' in ConfigTokenizer but reached end of config");
+    if (i >= this.size) throw this.unclosed();
     return i;
+  }
+  /** PyTorch's "Expected closing bracket ']' in ConfigTokenizer but reached end of config", in plain words. */
+  unclosed(): AllocConfError {
+    return new AllocConfError(`${this.key}: the list opened with '[' is not closed with ']'`);
   }
 }
 
@@ -162,7 +167,7 @@ function parseRoundup(tk: Tokens, i: number, divs: number[]): number {
       }
       if (tk.at(i + 1) !== ']') tk.check(++i);
     }
-    if (i >= tk.size) throw new AllocConfError("Expected closing bracket ']' in ConfigTokenizer but reached end of config");
+    if (i >= tk.size) throw tk.unclosed();
   } else {
     const value = tk.toSizeT(i);
     if (!isPowerOf2(value)) throw new AllocConfError('For roundups, the divisions has to be power of 2 ');
