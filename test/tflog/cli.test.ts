@@ -30,7 +30,10 @@ describe('memsim with TensorFlow memory logs', () => {
     expect(runCli(['validate', EVERY, '--allocator-name', 'cuda_host_bfc']).stdout).toContain('2 events, 1 allocs, 1 frees, 1 step, peak live 4.00 KiB');
     const out = join(tempDir(), 'host.csv');
     expect(runCli(['convert', EVERY, out, '--allocator-name', 'cuda_host_bfc']).code).toBe(0);
-    expect(readFileSync(out, 'utf8')).toBe('op,id,size,step,tag\nalloc,1,4096,-5,SetProtoFromGPU\nfree,1,,-5,\n');
+    expect(readFileSync(out, 'utf8')).toBe(
+      '# {"format":"memsim-trace","version":1,"meta":{"source":"TensorFlow __LOG_MEMORY__ log","allocatorName":"cuda_host_bfc"}}\n' +
+        'op,id,size,step,tag\nalloc,1,4096,-5,SetProtoFromGPU\nfree,1,,-5,\n',
+    );
     const compared = JSON.parse(runCli(['compare', EVERY, '--allocators', 'naive,recorded', '--allocator-name', 'cuda_host_bfc', '--format', 'json']).stdout);
     expect(compared.trace.allocs).toBe(1);
     for (const cmd of ['replay', 'validate', 'convert', 'compare']) expect(runCli([cmd, '--help']).stdout).toContain('--allocator-name <name>');
