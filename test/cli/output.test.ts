@@ -84,6 +84,48 @@ describe('a reader that closes early (| head -1)', () => {
   });
 });
 
+/**
+ * Runs memsim with its standard output a pipe whose reader has gone before memsim starts (the parent
+ * closes its end straight after the spawn, long before Node has started): every write gets EPIPE,
+ * however small the output, unlike `| head -1`, which a short output may fill before head exits.
+ */
+async function readerGone(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  return { code, stderr };
+}
+
+describe('a reader that has gone before anything is written', () => {
+  const csv = join(dir, 'gone.csv');
+  writeFileSync(csv, 'op,id,size,step\nalloc,a,1048576,0\nalloc,b,2097152,0\nfree,a,,1\nfree,b,,1\n');
+  const cases: [string, string[]][] = [
+    ['replay', ['replay', csv]],
+    ['replay --format json', ['replay', csv, '--format', 'json']],
+    ['replay --format markdown', ['replay', csv, '--format', 'markdown']],
+    ['replay --format html', ['replay', csv, '--format', 'html']],
+    ['replay --placements -', ['replay', csv, '--placements', '-', '--output', join(dir, 'gone.txt')]],
+    ['compare', ['compare', csv, '--allocators', 'naive,bfc']],
+    ['compare --format html', ['compare', csv, '--allocators', 'naive', '--format', 'html']],
+    ['tune', ['tune', csv, '--allocators', 'naive']],
+    ['report', ['report', csv, '--allocators', 'naive']],
+    ['validate', ['validate', csv]],
+    ['allocators', ['allocators']],
+    ['gen', ['gen', 'training', '--steps', '2']],
+    ['convert', ['convert', csv, '-', '--format', 'jsonl']],
+    ['plan --format csv', ['plan', csv, '--format', 'csv']],
+    ['plan', ['plan', csv]],
+    ['diff', ['diff', csv, csv, '--allocators', 'naive']],
+    ['--help', ['--help']],
+    ['--version', ['--version']],
+  ];
+  it.each(cases)('%s exits 0 with nothing on stderr', async (_name, args) => {
+    expect(await readerGone(args)).toEqual({ code: 0, stderr: '' });
+  });
+});
+
 describe.runIf(existsSync('/dev/full'))('a full disk (/dev/full)', () => {
   const out = '/dev/full';
   const message = 'memsim: cannot write /dev/full: no space left on device\n';
