@@ -1,5 +1,5 @@
 import { isatty } from 'node:tty';
-import { UsageError } from '../errors.js';
+import { OutputClosed, UsageError } from '../errors.js';
 import { OutputFile, writeText } from '../output/index.js';
 
 /**
@@ -19,9 +19,17 @@ export function useColor(noColorFlag: boolean, toFile: boolean): boolean {
   return isTerminal(1);
 }
 
-/** Writes a command's result to `--output FILE` or stdout (`-` or none). */
+/**
+ * Writes a command's result to `--output FILE` or stdout (`-` or none). A reader that has gone (`| head`)
+ * had all it wanted: the command goes on to its other outputs (`--json-output`) and its gates, whose
+ * failure still sets the exit code.
+ */
 export function writeOutput(text: string, output: string | undefined): void {
-  writeText(output, text);
+  try {
+    writeText(output, text);
+  } catch (e) {
+    if (!(e instanceof OutputClosed)) throw e;
+  }
 }
 
 const stderr = new OutputFile(2);

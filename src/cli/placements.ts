@@ -1,5 +1,6 @@
 import type { IdTable } from '../trace/id-table.js';
 import { writeDecimal } from '../trace/id-decimal.js';
+import { OutputClosed } from '../errors.js';
 import type { OutputFile } from '../output/index.js';
 
 const HEX = new TextEncoder().encode('0123456789abcdef');
@@ -14,6 +15,8 @@ const BUFFER_BYTES = 1 << 20;
 export class PlacementsCsv {
   private buf = new Uint8Array(BUFFER_BYTES);
   private pos = 0;
+  /** The reader went away (`--placements - | head`): lines are dropped, the replay and its report go on. */
+  private gone = false;
 
   /** @param ids the trace's ids, read when a line is written (a trace read while replayed grows). */
   constructor(
@@ -26,6 +29,7 @@ export class PlacementsCsv {
 
   /** One served allocation. */
   place(event: number, allocation: number, address: number, sizeBytes: number, allocatedBytes: number): void {
+    if (this.gone) return;
     const ids = this.ids();
     // An id of a kilobyte and its quotes at most: the numbers take 16 + 2 + 16 + 16 + 16 + 5 bytes.
     if (this.pos + 256 + 2 * ids.bytesOf(allocation) > this.buf.length) this.flush(ids.bytesOf(allocation));
@@ -71,7 +75,12 @@ export class PlacementsCsv {
   }
 
   private flush(room: number): void {
-    this.file.bytes(this.buf, this.pos);
+    try {
+      this.file.bytes(this.buf, this.pos);
+    } catch (e) {
+      if (!(e instanceof OutputClosed)) throw e;
+      this.gone = true;
+    }
     this.pos = 0;
     if (room * 2 + 256 > this.buf.length) this.buf = new Uint8Array(room * 2 + 256);
   }

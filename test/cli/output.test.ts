@@ -126,6 +126,26 @@ describe('a reader that has gone before anything is written', () => {
   });
 });
 
+describe('a reader that has gone takes nothing else away', () => {
+  it("leaves a failed gate its exit code and its line on stderr", async () => {
+    const r = await readerGone(['replay', join(ROOT, 'traces', 'fragmentation.csv'), '--capacity', '1MiB']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^memsim: gate failed: replay with naive hit 1 OOM\(s\); .*\n$/);
+  });
+
+  it('still writes the other outputs: compare --json-output, replay --output beside --placements -', async () => {
+    const json = join(dir, 'gone-compare.json');
+    expect(await readerGone(['compare', TRAINING, '--allocators', 'naive,bfc', '--json-output', json])).toEqual({ code: 0, stderr: '' });
+    expect(readFileSync(json, 'utf8')).toBe(runCli(['compare', TRAINING, '--allocators', 'naive,bfc', '--format', 'json']).stdout);
+    const report = join(dir, 'gone-replay.json');
+    const args = ['replay', TRAINING, '--format', 'json', '--output', report];
+    expect(await readerGone([...args, '--placements', '-'])).toEqual({ code: 0, stderr: '' });
+    const placed = readFileSync(report, 'utf8');
+    expect(runCli(args).code).toBe(0);
+    expect(placed).toBe(readFileSync(report, 'utf8'));
+  });
+});
+
 describe.runIf(existsSync('/dev/full'))('a full disk (/dev/full)', () => {
   const out = '/dev/full';
   const message = 'memsim: cannot write /dev/full: no space left on device\n';
