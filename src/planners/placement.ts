@@ -31,9 +31,12 @@ export class Placement {
   readonly offsets: Float64Array;
   /** Highest end so far (unaligned). */
   totalBytes = 0;
-  private readonly ends: Float64Array;
+  /** Per record: offset and aligned end, interleaved; the end is -1 until it is placed and indexed. */
+  private readonly span: Float64Array;
   private readonly seq: Int32Array;
-  private readonly placedFlag: Uint8Array;
+  /** Runs in use, and the one the last range merged into. */
+  private m = 0;
+  private hint = 0;
   private placed = 0;
   private readonly axis: TimeAxis;
   private readonly index: IntervalIndex;
@@ -48,9 +51,8 @@ export class Placement {
   ) {
     const count = Math.max(1, r.count);
     this.offsets = new Float64Array(r.count);
-    this.ends = new Float64Array(r.count);
+    this.span = new Float64Array(2 * r.count).fill(-1);
     this.seq = new Int32Array(r.count);
-    this.placedFlag = new Uint8Array(r.count);
     this.axis = timeAxis(r);
     this.index = intervalIndex(r);
     this.out = new Int32Array(count);
@@ -63,18 +65,18 @@ export class Placement {
     const a = this.axis.fi[rec] as number;
     const b = this.axis.li[rec] as number;
     const out = this.out;
-    const placed = this.placedFlag;
+    const span = this.span;
     const all = this.index.liveAt(a, out, 0);
     let k = 0;
     for (let j = 0; j < all; j++) {
       const x = out[j] as number;
-      if (placed[x]) out[k++] = x;
+      if ((span[2 * x + 1] as number) >= 0) out[k++] = x;
     }
     const { startOrder, timeStart } = this.index;
     const end = timeStart[b + 1] as number;
     for (let j = timeStart[a + 1] as number; j < end; j++) {
       const x = startOrder[j] as number;
-      if (placed[x]) out[k++] = x;
+      if ((span[2 * x + 1] as number) >= 0) out[k++] = x;
     }
     return k;
   }
@@ -84,48 +86,62 @@ export class Placement {
    * runStart/runEnd[0, m); returns m. Zero-sized records occupy nothing.
    */
   occupied(rec: number): number {
-    const k = this.gather(rec);
+    const a = this.axis.fi[rec] as number;
+    const b = this.axis.li[rec] as number;
     const out = this.out;
+    const all = this.index.liveAt(a, out, 0);
+    this.m = 0;
+    this.hint = 0;
+    for (let j = 0; j < all; j++) this.add(out[j] as number);
+    const { startOrder, timeStart } = this.index;
+    const end = timeStart[b + 1] as number;
+    for (let j = timeStart[a + 1] as number; j < end; j++) this.add(startOrder[j] as number);
+    return this.m;
+  }
+
+  /** Merges placed record x's range into the runs (records not placed, or of size 0, add nothing). */
+  private add(x: number): void {
+    const span = this.span;
+    const s = span[2 * x] as number;
+    const e = span[2 * x + 1] as number;
+    if (e <= s) return;
     const rs = this.runStart;
     const re = this.runEnd;
-    let m = 0;
-    for (let q = 0; q < k; q++) {
-      const x = out[q] as number;
-      const s = this.offsets[x] as number;
-      const e = this.ends[x] as number;
-      if (e <= s) continue;
-      // The first run that ends at or after s: the new range merges with it when it starts by e.
-      let lo = 0;
-      let hi = m;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((re[mid] as number) < s) lo = mid + 1;
-        else hi = mid;
-      }
-      if (lo === m || (rs[lo] as number) > e) {
-        for (let j = m; j > lo; j--) {
-          rs[j] = rs[j - 1] as number;
-          re[j] = re[j - 1] as number;
-        }
-        rs[lo] = s;
-        re[lo] = e;
-        m++;
-        continue;
-      }
-      let last = lo;
-      while (last + 1 < m && (rs[last + 1] as number) <= e) last++;
-      if (s < (rs[lo] as number)) rs[lo] = s;
-      re[lo] = Math.max(e, re[last] as number);
-      if (last > lo) {
-        const shift = last - lo;
-        for (let j = last + 1; j < m; j++) {
-          rs[j - shift] = rs[j] as number;
-          re[j - shift] = re[j] as number;
-        }
-        m -= shift;
-      }
+    const m = this.m;
+    // Ranges met one after the other often fall in the run the last one merged into.
+    const h = this.hint;
+    if (h < m && (rs[h] as number) <= s && e <= (re[h] as number)) return;
+    // The first run that ends at or after s: the new range merges with it when it starts by e.
+    let lo = 0;
+    let hi = m;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((re[mid] as number) < s) lo = mid + 1;
+      else hi = mid;
     }
-    return m;
+    this.hint = lo;
+    if (lo === m || (rs[lo] as number) > e) {
+      for (let j = m; j > lo; j--) {
+        rs[j] = rs[j - 1] as number;
+        re[j] = re[j - 1] as number;
+      }
+      rs[lo] = s;
+      re[lo] = e;
+      this.m = m + 1;
+      return;
+    }
+    let last = lo;
+    while (last + 1 < m && (rs[last + 1] as number) <= e) last++;
+    if (s < (rs[lo] as number)) rs[lo] = s;
+    re[lo] = Math.max(e, re[last] as number);
+    if (last > lo) {
+      const shift = last - lo;
+      for (let j = last + 1; j < m; j++) {
+        rs[j - shift] = rs[j] as number;
+        re[j - shift] = re[j] as number;
+      }
+      this.m = m - shift;
+    }
   }
 
   /**
@@ -143,14 +159,16 @@ export class Placement {
   place(rec: number, offset: number, indexed = true): void {
     const size = this.r.size[rec] as number;
     this.offsets[rec] = offset;
-    this.ends[rec] = alignUp(offset + size, this.alignmentBytes);
     this.seq[rec] = this.placed++;
     this.totalBytes = Math.max(this.totalBytes, offset + size);
-    if (indexed) this.placedFlag[rec] = 1;
+    if (indexed) {
+      this.span[2 * rec] = offset;
+      this.span[2 * rec + 1] = alignUp(offset + size, this.alignmentBytes);
+    }
   }
 
   /** The aligned end of a placed record. */
   end(rec: number): number {
-    return this.ends[rec] as number;
+    return alignUp((this.offsets[rec] as number) + (this.r.size[rec] as number), this.alignmentBytes);
   }
 }

@@ -10,21 +10,30 @@ const csvField = (s: string): string => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g
  * plans: their objects laid out back to back).
  */
 export function renderPlanCsv(r: UsageRecords, offsets: readonly number[]): string {
-  const parts: string[] = [];
+  // Lines joined a few thousand at a time: a million records never hold a million small strings at once.
+  const chunks: string[] = [];
+  let parts: string[] = [];
+  const flush = (): void => {
+    chunks.push(parts.join(''));
+    parts = [];
+  };
   if (r.source.format === 'records-csv' || r.source.format === 'records') {
     parts.push(r.ids ? 'id,size,first,last,offset\n' : 'size,first,last,offset\n');
     for (let i = 0; i < r.count; i++) {
       const id = r.ids ? `${csvField(r.ids.get(i))},` : '';
       parts.push(`${id}${r.size[i]},${r.first[i]},${r.last[i]},${offsets[i]}\n`);
+      if (parts.length === 4096) flush();
     }
   } else {
     parts.push('id,lower,upper,size,offset\n');
     for (let i = 0; i < r.count; i++) {
       const id = r.ids ? csvField(r.ids.get(i)) : String(i);
       parts.push(`${id},${r.first[i]},${(r.last[i] as number) + 1},${r.size[i]},${offsets[i]}\n`);
+      if (parts.length === 4096) flush();
     }
   }
-  return parts.join('');
+  flush();
+  return chunks.join('');
 }
 
 /** The plan `--format csv` writes: the first result that is a plan (the best-ranked). */

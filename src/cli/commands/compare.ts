@@ -80,7 +80,7 @@ export function compareCommand(): Command {
     new Command('compare')
       .description('replay a trace through several allocators side by side: peak usage, fragmentation, OOMs, minimum capacity, CI gates')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
-      .option('-a, --allocators <list>', `comma-separated names or variants NAME[key=value,…], or all (known: ${knownContenders().join(', ')})`, 'all')
+      .option('-a, --allocators <list>', `comma-separated names or variants NAME[key=value,…], or all (every online allocator; plan:* only when named, as an offline bound) (known: ${knownContenders().join(', ')})`, 'all')
       .option('-o, --option <alloc.key=value>', 'an option of one allocator, e.g. naive.page=4KiB (repeatable)', collect, [])
       .option('-c, --capacity <bytes>', 'device capacity of every replay (default: the trace meta capacityBytes, else unlimited)')
       .option('--min-capacity', 'search each allocator\'s smallest capacity at which the whole trace replays without OOM')
