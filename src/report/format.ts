@@ -8,6 +8,8 @@ export interface RenderOptions {
   color?: boolean;
   /** How much of each OOM's native text to show: `compact` (default), `full`, `none`. */
   oomDump?: 'compact' | 'full' | 'none';
+  /** Columns of the terminal that text reports keep to (default 100; see layout.ts). */
+  width?: number;
 }
 
 /** A chalk instance with colours on or off, never decided by the environment here. */

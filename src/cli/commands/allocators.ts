@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { describeOptionKind, listAllocators } from '../../allocators/index.js';
 import { renderJson } from '../../report/index.js';
 import { mdTable } from '../../report/replay-markdown.js';
-import { newTable } from '../../report/replay-text.js';
-import { writeOutput } from '../io.js';
-import { parseOptions } from '../options.js';
+import { tableLines } from '../../report/layout.js';
+import { reportWidth, writeOutput } from '../io.js';
+import { parseOptions, WIDTH_HELP, widthArg } from '../options.js';
 import type { OptionSpec } from '../../allocators/options.js';
 
-const schema = z.object({ format: z.enum(['text', 'json', 'markdown']).default('text') });
+const schema = z.object({ format: z.enum(['text', 'json', 'markdown']).default('text'), width: widthArg.optional() });
 
 function showDefault(spec: OptionSpec<unknown>): string {
   const v = spec.default;
@@ -23,6 +23,7 @@ export function allocatorsCommand(): Command {
   return new Command('allocators')
     .description('list the allocators with their options, defaults and descriptions')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--width <columns>', WIDTH_HELP)
     .addHelpText(
       'after',
       `
@@ -58,9 +59,8 @@ Examples:
         } else {
           out.push(`${d.name} — ${d.summary}`);
           if (opts.length > 0) {
-            const t = newTable(['option', 'kind', 'default', 'meaning']);
-            for (const [k, s] of opts) t.push([k, describeOptionKind(s), showDefault(s), s.description]);
-            out.push(t.toString());
+            const columns = [{ head: 'option' }, { head: 'kind', wrap: 'words' as const }, { head: 'default', wrap: 'commas' as const }, { head: 'meaning', wrap: 'words' as const }];
+            out.push(...tableLines(columns, opts.map(([k, s]) => [k, describeOptionKind(s), showDefault(s), s.description]), { width: reportWidth(o.width, false) }));
           }
           out.push(`tune tries: ${d.whatIf ? d.whatIf.summary : 'nothing (a reference row)'}`, '');
         }

@@ -10,8 +10,8 @@ import { knownContenders } from '../../sweep/contenders.js';
 import { readTrace } from '../../trace/read.js';
 import { canonicalConfiguration, splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
-import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput, writeErr } from '../io.js';
-import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
+import { htmlDestination, Progress, type ProgressMode, reportWidth, useColor, writeOutput, writeErr } from '../io.js';
+import { bytesArg, collect, intArg, parseOptionPairs, parseOptions, WIDTH_HELP, widthArg } from '../options.js';
 import { comparisonPage } from '../html.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
@@ -37,6 +37,7 @@ const schema = z.object({
   ...traceInputFields,
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
   color: z.boolean().default(true),
+  width: widthArg.optional(),
 });
 
 /** `--option alloc.key=value` flags, grouped by row name. */
@@ -54,11 +55,11 @@ export function optionsByRow(flags: readonly string[]): Record<string, Record<st
 }
 
 /** Renders a comparison in the asked format. */
-export function renderCompare(r: CompareReport, format: 'text' | 'json' | 'markdown' | 'bench-json', color: boolean): string {
+export function renderCompare(r: CompareReport, format: 'text' | 'json' | 'markdown' | 'bench-json', color: boolean, width?: number): string {
   if (format === 'json') return renderJson(r);
   if (format === 'markdown') return renderCompareMarkdown(r);
   if (format === 'bench-json') return renderCompareBench(r);
-  return renderCompareText(r, { color });
+  return renderCompareText(r, { color, ...(width !== undefined ? { width } : {}) });
 }
 
 function readBaseline(path: string): unknown {
@@ -97,6 +98,7 @@ export function compareCommand(): Command {
       .option('-j, --jobs <n>', 'worker threads (default: the number of cores, or 1 for traces under 50,000 events; 1 runs in this thread)')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
       .option('--no-color', 'no colours in the text report')
+      .option('--width <columns>', WIDTH_HELP)
       .addHelpText(
         'after',
         `
@@ -153,7 +155,7 @@ Examples:
           writeOutput(comparisonPage(trace, report, optionsByRow(o.option), { command: 'compare', progress: o.progress as ProgressMode }), o.output);
         } else {
           const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
-          writeOutput(renderCompare(report, o.format as Exclude<typeof o.format, 'html'>, color), o.output);
+          writeOutput(renderCompare(report, o.format as Exclude<typeof o.format, 'html'>, color, reportWidth(o.width, o.output !== undefined)), o.output);
         }
         if (o.jsonOutput !== undefined) writeOutput(renderJson(report), o.jsonOutput);
         const failures = report.gates.flatMap((g) => g.failures);
