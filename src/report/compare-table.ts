@@ -100,7 +100,7 @@ export function searchText(e: CompareEntry): string {
   if (!s) return '';
   const step = s.stepBytes;
   const fmt = (b: number): string => formatGridBytes(b, step);
-  const replays = `${s.replays} replay${s.replays === 1 ? '' : 's'}`;
+  const replays = `${formatCount(s.replays)} replay${s.replays === 1 ? '' : 's'}`;
   if (s.minCapacityBytes === null) return `does not fit at any capacity tried (${replays})`;
   const found = fmt(s.minCapacityBytes);
   switch (s.guarantee) {

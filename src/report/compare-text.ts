@@ -15,7 +15,7 @@ export function compareStatusLine(r: CompareReport, c: ChalkInstance): string {
   const parts: string[] = [];
   if (st.oom.length > 0) {
     const who = st.oom.map((e) => `${e.name} (${e.firstOom?.kind ?? 'OOM'})`).join(', ');
-    parts.push(`${c.red('✘ OOM')}: ${st.oom.length} of ${n} allocator${n === 1 ? '' : 's'} ran out of memory at ${capacityText(r)}: ${who}`);
+    parts.push(`${c.red('✘ OOM')}: ${formatCount(st.oom.length)} of ${formatCount(n)} allocator${n === 1 ? '' : 's'} ran out of memory at ${capacityText(r)}: ${who}`);
   }
   if (st.regressions.length > 0) {
     const first = st.regressions[0];
@@ -31,7 +31,7 @@ export function compareStatusLine(r: CompareReport, c: ChalkInstance): string {
     parts.push(fits + bestText);
   }
   if (st.regressions.length === 0 && st.improvements.length > 0) {
-    parts.push(`${c.green('▼ improved')} vs baseline: ${st.improvements.length} figure${st.improvements.length === 1 ? '' : 's'} better`);
+    parts.push(`${c.green('▼ improved')} vs baseline: ${formatCount(st.improvements.length)} figure${st.improvements.length === 1 ? '' : 's'} better`);
   }
   return parts.join(' · ');
 }
@@ -107,7 +107,7 @@ export function renderCompareText(r: CompareReport, options: RenderOptions = {})
   }
   out.push(...baselineSection(r, width));
   for (const g of r.gates) {
-    out.push(`gate ${g.gate}: ${g.failed ? c.red(`failed (${g.failures.length})`) : c.green('passed')}`);
+    out.push(`gate ${g.gate}: ${g.failed ? c.red(`failed (${formatCount(g.failures.length)})`) : c.green('passed')}`);
   }
   if (r.gates.length > 0) out.push('');
   for (const e of r.allocators) for (const note of e.notes) out.push(`note (${e.name}): ${note}`);

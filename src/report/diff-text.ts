@@ -48,7 +48,7 @@ export function renderDiffText(r: DiffReport, options: RenderOptions = {}): stri
       out.push('');
     }
   }
-  for (const g of r.gates) out.push(`gate ${g.gate}: ${g.failed ? c.red(`failed (${g.failures.length})`) : c.green('passed')}`);
+  for (const g of r.gates) out.push(`gate ${g.gate}: ${g.failed ? c.red(`failed (${formatCount(g.failures.length)})`) : c.green('passed')}`);
   if (r.gates.length > 0) out.push('');
   for (const e of r.allocators) {
     if (e.change.minCapacityBytes) out.push(`${e.name}: minimum capacity ${changeText(e.change.minCapacityBytes)}`);

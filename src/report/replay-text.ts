@@ -17,7 +17,7 @@ export function statusLine(r: ReplayReport, c: ChalkInstance): string {
   const first = r.ooms[0];
   const where = first ? ` ${oomAt(first)}` : '';
   const kind = first ? ` — ${first.kind === 'capacity' ? 'too little memory' : 'fragmentation'}` : '';
-  return `${c.red(`✘ ${s.oomCount} OOM${s.oomCount > 1 ? 's' : ''}`)}${where}${kind}`;
+  return `${c.red(`✘ ${formatCount(s.oomCount)} OOM${s.oomCount > 1 ? 's' : ''}`)}${where}${kind}`;
 }
 
 function summaryTable(r: ReplayReport, width: number): string[] {
@@ -122,7 +122,7 @@ export function statCell(key: string, v: unknown): string {
   if (typeof v === 'object') {
     const json = JSON.stringify(v);
     if (json.length <= 60) return json;
-    return Array.isArray(v) ? `${v.length} item${v.length === 1 ? '' : 's'} (JSON report)` : `${Object.keys(v as object).length} fields (JSON report)`;
+    return Array.isArray(v) ? `${formatCount(v.length)} item${v.length === 1 ? '' : 's'} (JSON report)` : `${formatCount(Object.keys(v as object).length)} fields (JSON report)`;
   }
   return String(v);
 }

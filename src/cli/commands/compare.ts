@@ -3,11 +3,13 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { renderCompareBench, renderCompareMarkdown, renderCompareText, renderJson } from '../../report/index.js';
-import { compareWithBaseline, parseBaseline } from '../../sweep/compare-baseline.js';
+import { baselineMismatch, compareWithBaseline, parseBaseline } from '../../sweep/compare-baseline.js';
 import { evaluateGates, type GateSpec, parseGate, parseRatio } from '../../sweep/compare-gates.js';
 import { compareTrace, type CompareReport } from '../../sweep/compare.js';
 import { knownContenders } from '../../sweep/contenders.js';
 import { readTrace } from '../../trace/read.js';
+import { traceInfo } from '../../sim/report.js';
+import { effectiveCapacity } from '../../sim/run.js';
 import { canonicalConfiguration, splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
 import { htmlDestination, Progress, type ProgressMode, reportWidth, useColor, writeOutput, writeErr } from '../io.js';
@@ -28,6 +30,7 @@ const schema = z.object({
   output: z.string().optional(),
   jsonOutput: z.string().optional(),
   baseline: z.string().optional(),
+  baselineAny: z.boolean().default(false),
   maxRegression: z.string().optional(),
   failOn: z.array(z.string()).default([]),
   onOom: z.enum(['stop', 'continue']).default('stop'),
@@ -91,6 +94,7 @@ export function compareCommand(): Command {
       .option('--output <file>', 'write the report to a file instead of stdout')
       .option('--json-output <file>', 'also write the memsim.compare/1 JSON report to a file (the next run\'s --baseline)')
       .option('--baseline <file>', 'a memsim.compare/1 JSON report to compare with (peak reserved, minimum capacity, OOMs)')
+      .option('--baseline-any', 'compare with a baseline of another trace or capacity (refused otherwise: its figures are not a regression of this run)')
       .option('--max-regression <ratio>', 'allowed worsening against the baseline, e.g. 5% or 0.05; fails the run beyond it (default 0%)')
       .option('--fail-on <condition>', 'exit 1 when: oom | regression | fragmentation>0.3 | internal-fragmentation>X | external-fragmentation>X | overhead>X (repeatable)', collect, [])
       .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
@@ -128,6 +132,15 @@ Examples:
         if (allocators !== 'all' && allocators.length === 0) throw new UsageError('--allocators: no allocator named');
 
         const trace = readTrace(tracePath, readOptions(o));
+        // A baseline of another trace or capacity is refused before any replay.
+        const capacity = effectiveCapacity(trace, o.capacity);
+        const differs = baseline ? baselineMismatch({ trace: traceInfo(trace), capacityBytes: Number.isFinite(capacity) ? capacity : null }, baseline) : [];
+        if (differs.length > 0 && !o.baselineAny) {
+          throw new UsageError(
+            `--baseline ${o.baseline ?? ''} is from another experiment: ${differs.join('; ')}. ` +
+              'Its figures would read as regressions or improvements that no change made: compare with a baseline of the same trace and capacity, or pass --baseline-any to compare anyway',
+          );
+        }
         const progress = new Progress(o.progress as ProgressMode, 'compare');
         let result;
         try {
@@ -149,7 +162,10 @@ Examples:
         }
         const { report, execution } = result;
         if (o.jobs !== undefined && o.jobs > 1 && execution.reason) writeErr(`memsim: note: ran in one thread: ${execution.reason}\n`);
-        if (baseline && o.baseline !== undefined) report.baseline = compareWithBaseline(report, baseline, o.baseline, maxRegression);
+        if (baseline && o.baseline !== undefined) {
+          report.baseline = compareWithBaseline(report, baseline, o.baseline, maxRegression);
+          for (const d of differs) report.baseline.notes.push(`compared anyway (--baseline-any): ${d}`);
+        }
         report.gates = evaluateGates(report, gates);
         if (o.format === 'html') {
           writeOutput(comparisonPage(trace, report, optionsByRow(o.option), { command: 'compare', progress: o.progress as ProgressMode }), o.output);

@@ -6,7 +6,7 @@ import { defaultAllocator, effectiveCapacity, replay, replayFeed, type RunOption
 import type { ReplayReport } from '../../sim/report.js';
 import { readTraceFile } from '../../trace/open.js';
 import type { TraceFeed } from '../../trace/pipeline/feed.js';
-import { formatBytes } from '../../util/bytes.js';
+import { formatBytes, formatCount } from '../../util/bytes.js';
 import { parseConfiguration } from '../../util/configuration.js';
 import { attributionOptions } from '../attribution-flags.js';
 import { GateFailure } from '../errors.js';
@@ -29,7 +29,7 @@ export function oomGate(report: ReplayReport): string | undefined {
   const first = report.ooms[0];
   if (report.summary.oomCount === 0 || !first) return undefined;
   return (
-    `gate failed: replay with ${report.allocator.name} hit ${report.summary.oomCount} OOM(s); the first ${first.recorded ? 'before' : 'at'} event ${first.event}` +
+    `gate failed: replay with ${report.allocator.name} hit ${formatCount(report.summary.oomCount)} OOM(s); the first ${first.recorded ? 'before' : 'at'} event ${formatCount(first.event)}` +
     `${first.entry !== undefined ? ` (${first.entry})` : first.line !== null ? ` (line ${first.line})` : ''}${first.recorded ? ", the real run's own" : ''}: ` +
     `${formatBytes(first.sizeBytes)} requested with ${formatBytes(first.liveBytes)} live, ` +
     `${formatBytes(first.reservedBytes)} reserved, capacity ${first.capacityBytes === null ? 'unlimited' : formatBytes(first.capacityBytes)} (${first.kind}); --allow-oom accepts it`
