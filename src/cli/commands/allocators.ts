@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { describeOptionKind, listAllocators } from '../../allocators/index.js';
 import { renderJson } from '../../report/index.js';
 import { mdTable } from '../../report/replay-markdown.js';
-import { tableLines } from '../../report/layout.js';
+import { tableLines, wrap } from '../../report/layout.js';
+import { BEST, listPlanners } from '../../planners/index.js';
+import { knownContenders, PLAN_PREFIX } from '../../sweep/contenders.js';
 import { reportWidth, writeOutput } from '../io.js';
 import { parseOptions, WIDTH_HELP, widthArg } from '../options.js';
 import type { OptionSpec } from '../../allocators/options.js';
@@ -18,6 +20,32 @@ function showDefault(spec: OptionSpec<unknown>): string {
   }
   return String(v);
 }
+
+/** A `compare` row of an offline planner: the name compare takes, and what the strategy does. */
+interface PlannerRow {
+  name: string;
+  summary: string;
+}
+
+/** The `plan:*` rows `compare` accepts, each with its strategy's description (its kinds joined). */
+function plannerRows(): PlannerRow[] {
+  const planners = listPlanners();
+  return knownContenders()
+    .filter((n) => n.startsWith(PLAN_PREFIX))
+    .map((name) => {
+      const strategy = name.slice(PLAN_PREFIX.length);
+      const defs = planners.filter((p) => p.name === strategy);
+      const summary =
+        strategy === BEST
+          ? 'every strategy below, then an exact search (after minimalloc) within its node budget; the smallest arena'
+          : defs.map((d) => (defs.length > 1 ? `${d.kind}: ${d.description}` : d.description)).join('; ');
+      return { name, summary };
+    });
+}
+
+const PLANNERS_INTRO =
+  'Offline planners, as `compare --allocators` rows: each packs the whole trace, known in advance, into one arena: a bound to ' +
+  'measure the allocators against, not an allocator a program could use. Option: `alignment` (bytes, default 1), e.g. `plan:best[alignment=256]`.';
 
 export function allocatorsCommand(): Command {
   return new Command('allocators')
@@ -43,7 +71,7 @@ Examples:
               summary: d.summary,
               options: Object.entries(d.options).map(([k, s]) => ({ name: k, kind: s.kind, default: s.default, description: s.description, ...(s.values ? { values: s.values } : {}) })),
               tune: d.whatIf?.summary ?? null,
-            })),
+            })).concat(plannerRows().map((p) => ({ name: p.name, summary: p.summary, options: [{ name: 'alignment', kind: 'bytes', default: 1, description: 'offset alignment of every tensor in the arena' }], tune: null, planner: true }))),
           ),
           undefined,
         );
@@ -64,6 +92,14 @@ Examples:
           }
           out.push(`tune tries: ${d.whatIf ? d.whatIf.summary : 'nothing (a reference row)'}`, '');
         }
+      }
+      const planners = plannerRows();
+      if (o.format === 'markdown') {
+        out.push('### Offline planners in `compare`', '', PLANNERS_INTRO, '', mdTable(['name', 'what it does'], planners.map((p) => [`\`${p.name}\``, p.summary])), '');
+      } else {
+        const width = reportWidth(o.width, false);
+        out.push(...wrap(PLANNERS_INTRO.replace(/`/g, ''), width));
+        out.push(...tableLines([{ head: 'name' }, { head: 'what it does', wrap: 'words', breakEarly: true }], planners.map((p) => [p.name, p.summary]), { width }), '');
       }
       writeOutput(out.join('\n').replace(/\n+$/, '') + '\n', undefined);
     });

@@ -58,7 +58,7 @@ export function replayCommand(): Command {
 Examples:
   $ memsim replay traces/training.json --allocator naive
   $ memsim replay traces/training.json --allocator naive --capacity 12GiB --format json --output report.json
-  $ memsim replay traces/fragmentation.csv --capacity 1GiB --on-oom continue --allow-oom --format html --output oom.html
+  $ memsim replay traces/fragmentation.csv --allocator bfc --capacity 600MiB --on-oom continue --allow-oom --format html --output oom.html
   $ memsim replay traces/inference.jsonl --placements placements.csv --format markdown >> "$GITHUB_STEP_SUMMARY"
   $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc
   $ memsim replay snap.pickle --allocator caching --option expandable_segments=true --start fresh`,
