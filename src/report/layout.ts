@@ -73,14 +73,39 @@ function words(text: string): string[] {
   return out;
 }
 
+/** The longest word a cell keeps whole; a longer one may break after its commas, or anywhere. */
+const LONG_WORD = 20;
+
+/** A word longer than `width` in pieces that fit: after its commas when they do, else cut. */
+function pieces(word: string, width: number): string[] {
+  if (textWidth(word) <= width || width < 1) return [word];
+  const out: string[] = [];
+  let piece = '';
+  for (const part of word.split(/(?<=,)/)) {
+    if (piece !== '' && textWidth(piece) + textWidth(part) > width) {
+      out.push(piece);
+      piece = '';
+    }
+    piece += part;
+  }
+  if (piece !== '') out.push(piece);
+  return out.flatMap((p) => {
+    const chars = [...p];
+    const cut: string[] = [];
+    for (let k = 0; k < chars.length; k += width) cut.push(chars.slice(k, k + width).join(''));
+    return cut;
+  });
+}
+
 /**
  * Words of `text` in lines of at most `width` columns, each line starting with `indent`; a number
- * keeps its unit on its line. A word longer than the line stands alone on its own line.
+ * keeps its unit on its line. A word longer than the line breaks after its commas (or is cut).
  */
 export function wrap(text: string, width: number, indent = ''): string[] {
   const lines: string[] = [];
   let line = '';
-  for (const word of words(text.replace(/\s+/g, ' '))) {
+  const room = width - textWidth(indent);
+  for (const word of words(text.replace(/\s+/g, ' ')).flatMap((w) => pieces(w, room))) {
     if (line !== '' && textWidth(indent) + textWidth(line) + 1 + textWidth(word) > width) {
       lines.push(indent + line);
       line = word;
@@ -167,7 +192,7 @@ function cellMin(text: string, col: Column): number {
   const mode = col.wrap ?? 'none';
   const whole = textWidth(text);
   if (typeof mode === 'function') return Math.min(whole, col.minWidth ?? 16);
-  if (mode === 'words') return Math.max(0, ...words(text).map(textWidth));
+  if (mode === 'words') return Math.max(0, ...words(text).map((w) => Math.min(textWidth(w), LONG_WORD)));
   if (mode === 'commas') {
     const pieces = text.split(/(?<=,)|(?= \()/).map((p) => textWidth(p.trimStart()));
     return pieces.length > 1 ? Math.min(whole, Math.max(...pieces) + 2) : whole;

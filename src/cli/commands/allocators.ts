@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { describeOptionKind, listAllocators } from '../../allocators/index.js';
 import { renderJson } from '../../report/index.js';
 import { mdTable } from '../../report/replay-markdown.js';
-import { tableLines, wrap } from '../../report/layout.js';
+import { tableLines, wrap, wrapHanging } from '../../report/layout.js';
 import { BEST, listPlanners } from '../../planners/index.js';
 import { knownContenders, PLAN_PREFIX } from '../../sweep/contenders.js';
 import { reportWidth, writeOutput } from '../io.js';
@@ -78,6 +78,7 @@ Examples:
         return;
       }
       const out: string[] = [];
+      const width = reportWidth(o.width, false);
       for (const d of defs) {
         const opts = Object.entries(d.options);
         if (o.format === 'markdown') {
@@ -85,19 +86,18 @@ Examples:
           if (opts.length > 0) out.push(mdTable(['option', 'kind', 'default', 'meaning'], opts.map(([k, s]) => [`\`${k}\``, describeOptionKind(s), `\`${showDefault(s)}\``, s.description])), '');
           out.push(`\`memsim tune\` tries: ${d.whatIf ? d.whatIf.summary : 'nothing (a reference row)'}.`, '');
         } else {
-          out.push(`${d.name} — ${d.summary}`);
+          out.push(...wrapHanging(`${d.name} — ${d.summary}`, width, '  '));
           if (opts.length > 0) {
             const columns = [{ head: 'option' }, { head: 'kind', wrap: 'words' as const }, { head: 'default', wrap: 'commas' as const }, { head: 'meaning', wrap: 'words' as const }];
-            out.push(...tableLines(columns, opts.map(([k, s]) => [k, describeOptionKind(s), showDefault(s), s.description]), { width: reportWidth(o.width, false) }));
+            out.push(...tableLines(columns, opts.map(([k, s]) => [k, describeOptionKind(s), showDefault(s), s.description]), { width }));
           }
-          out.push(`tune tries: ${d.whatIf ? d.whatIf.summary : 'nothing (a reference row)'}`, '');
+          out.push(...wrapHanging(`tune tries: ${d.whatIf ? d.whatIf.summary : 'nothing (a reference row)'}`, width, '  '), '');
         }
       }
       const planners = plannerRows();
       if (o.format === 'markdown') {
         out.push('### Offline planners in `compare`', '', PLANNERS_INTRO, '', mdTable(['name', 'what it does'], planners.map((p) => [`\`${p.name}\``, p.summary])), '');
       } else {
-        const width = reportWidth(o.width, false);
         out.push(...wrap(PLANNERS_INTRO.replace(/`/g, ''), width));
         out.push(...tableLines([{ head: 'name' }, { head: 'what it does', wrap: 'words', breakEarly: true }], planners.map((p) => [p.name, p.summary]), { width }), '');
       }
