@@ -1,5 +1,5 @@
 import type { PickleDict, PickleValue } from './pickle-value.js';
-import { RunIndex } from './run-index.js';
+import { HASH_START, hashStep, RunIndex } from './run-index.js';
 
 /**
  * A container that the snapshot unpickler (snapshot-unpickler.ts) fills in its own form instead of
@@ -26,6 +26,8 @@ export class FramesList extends Decoded {
   /** The list's number once an entry has taken it (-1 before). */
   raw = -1;
   length = 0;
+  /** Hash of the elements so far (see RunIndex.addHashed). */
+  hash = HASH_START;
 }
 
 /**
@@ -37,6 +39,8 @@ export class FramesList extends Decoded {
 export class RawFrameLists {
   readonly runs = new RunIndex();
   readonly objects: (PickleDict | null)[] = [null];
+  /** Frame number + 1 of the dict in each memo entry that {@link appendRun} met (0: not known). */
+  private byMemo: Int32Array<ArrayBuffer> = new Int32Array(0);
   /** The list being filled (its elements are after the stored lists), or null. */
   private open: FramesList | null = null;
 
@@ -53,6 +57,7 @@ export class RawFrameLists {
     if (at < 0) throw new ReadAgain('a frames list changed after an entry took it, or two filled at once');
     this.runs.reserve(at + (to - from));
     const ids = this.runs.data;
+    let h = list.hash;
     for (let i = from; i < to; i++) {
       const v = stack[i];
       let f = 0;
@@ -60,7 +65,9 @@ export class RawFrameLists {
         f = (v as Numbered)[FRAME_NUMBER] ?? this.number(v);
       }
       ids[at + i - from] = f;
+      h = hashStep(h, f);
     }
+    list.hash = h;
     this.open = list;
     list.length += to - from;
   }
@@ -75,6 +82,8 @@ export class RawFrameLists {
     if (at < 0) return -1;
     const end = buf.length;
     let data = this.runs.data;
+    let known = this.byMemo;
+    let h = list.hash;
     let n = 0;
     let p = pos;
     for (;;) {
@@ -92,21 +101,41 @@ export class RawFrameLists {
       } else {
         return -1;
       }
-      const v = memo[i];
-      if (typeof v !== 'object' || v === null) return -1;
-      const f = (v as Numbered)[FRAME_NUMBER];
-      if (f === undefined) return -1;
+      let f = i < known.length ? (known[i] as number) - 1 : -1;
+      if (f < 0) {
+        const v = memo[i];
+        if (typeof v !== 'object' || v === null) return -1;
+        const g = (v as Numbered)[FRAME_NUMBER];
+        if (g === undefined) return -1;
+        f = g;
+        if (i >= known.length) known = this.growKnown(Math.max(i + 1, memo.length));
+        known[i] = f + 1;
+      }
       if (at + n >= data.length) {
         this.runs.reserve(at + n + 1);
         data = this.runs.data;
       }
       data[at + n++] = f;
+      h = hashStep(h, f);
     }
     if (n > 0) {
       this.open = list;
       list.length += n;
+      list.hash = h;
     }
     return p + 1;
+  }
+
+  /** A memo entry was stored again: its frame number no longer holds. */
+  forget(i: number): void {
+    if (i < this.byMemo.length) this.byMemo[i] = 0;
+  }
+
+  private growKnown(n: number): Int32Array<ArrayBuffer> {
+    const b = new Int32Array(Math.max(n, this.byMemo.length * 2));
+    b.set(this.byMemo);
+    this.byMemo = b;
+    return b;
   }
 
   /** A frame number for an element that has none yet (0 for one that is not a dict). */
@@ -124,7 +153,7 @@ export class RawFrameLists {
     if (list.raw >= 0) return list.raw;
     if (this.open !== list && this.open !== null) throw new ReadAgain('a frames list taken while another is filled');
     this.open = null;
-    list.raw = this.runs.add(list.length);
+    list.raw = this.runs.addHashed(list.length, list.hash);
     return list.raw;
   }
 }

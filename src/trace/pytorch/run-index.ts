@@ -32,9 +32,15 @@ export class RunIndex {
   add(n: number): number {
     const s = this.end;
     const data = this.data;
-    let h = 0x811c9dc5 ^ n;
-    for (let k = s; k < s + n; k++) h = Math.imul(h ^ (data[k] as number), 16777619);
-    h |= 0;
+    let h = HASH_START;
+    for (let k = s; k < s + n; k++) h = hashStep(h, data[k] as number);
+    return this.addHashed(n, h);
+  }
+
+  /** {@link add} with the hash of the numbers already made (with {@link hashStep} from {@link HASH_START}). */
+  addHashed(n: number, hash: number): number {
+    const s = this.end;
+    const h = Math.imul(hash ^ n, 16777619);
     const slots = this.slots;
     const mask = slots.length - 1;
     let i = (h ^ (h >>> 15)) & mask;
@@ -75,6 +81,13 @@ export class RunIndex {
     }
     this.slots = slots;
   }
+}
+
+/** The hash of a run: FNV-1a over its numbers from HASH_START, then over its length. */
+export const HASH_START = 0x811c9dc5 | 0;
+
+export function hashStep(h: number, x: number): number {
+  return Math.imul(h ^ x, 16777619);
 }
 
 export function growU32(a: Uint32Array, n: number): Uint32Array<ArrayBuffer> {

@@ -57,6 +57,11 @@ class SnapshotUnpickler extends Unpickler {
     return { root, traces };
   }
 
+  protected override memoPut(i: number): void {
+    super.memoPut(i);
+    this.raw.forget(i);
+  }
+
   /** The hot loop of `Unpickler.load`, with the containers of the trace read directly. */
   override load(): PickleValue {
     const buf = this.buf;

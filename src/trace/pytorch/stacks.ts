@@ -2,7 +2,7 @@ import type { TraceStacks } from '../model.js';
 import { asFrame, classify, FALLBACK, PYTHON } from './frames.js';
 import { isDict, type PickleValue } from './pickle-value.js';
 import type { RawFrameLists } from './raw-frames.js';
-import { growU32, RunIndex } from './run-index.js';
+import { growU32, HASH_START, hashStep, RunIndex } from './run-index.js';
 
 /**
  * The user stacks of a snapshot's allocations, interned for {@link TraceStacks}: a stack keeps the
@@ -26,6 +26,8 @@ export class StackTable {
   /** The user frames of the list being read: its Python ones (written after the stored runs), its fallback ones. */
   private fallback = new Uint32Array(64);
   private np = 0;
+  /** Hash of the Python frames read so far (RunIndex.addHashed). */
+  private hash = HASH_START;
   private nf = 0;
   /** Stacks and frame codes of the raw lists of one snapshot, by raw list and raw frame number (-1: not yet read). */
   private rawLists: RawFrameLists | undefined;
@@ -40,6 +42,7 @@ export class StackTable {
     if (known !== undefined) return known;
     this.np = 0;
     this.nf = 0;
+    this.hash = HASH_START;
     for (const v of frames) this.add(this.frame(v));
     const s = this.finish();
     this.lists.set(frames, s);
@@ -60,6 +63,7 @@ export class StackTable {
     if (s >= 0) return s;
     this.np = 0;
     this.nf = 0;
+    this.hash = HASH_START;
     const ids = raw.runs.data;
     const codes = this.rawFrameCode;
     for (let k = raw.runs.start[r] as number, end = raw.runs.start[r + 1] as number; k < end; k++) {
@@ -83,6 +87,7 @@ export class StackTable {
       const at = this.runs.end + this.np;
       if (at >= this.runs.data.length) this.runs.reserve(at + 1);
       this.runs.data[at] = c >>> 2;
+      this.hash = hashStep(this.hash, c >>> 2);
       this.np++;
     } else if (kind === FALLBACK && this.np === 0) {
       if (this.nf === this.fallback.length) this.fallback = growU32(this.fallback, this.nf * 2);
@@ -92,7 +97,7 @@ export class StackTable {
 
   /** The stack of the list read: its Python user frames, else its fallback ones, else 0. */
   private finish(): number {
-    if (this.np > 0) return this.runs.add(this.np) + 1;
+    if (this.np > 0) return this.runs.addHashed(this.np, this.hash) + 1;
     if (this.nf === 0) return 0;
     this.runs.reserve(this.runs.end + this.nf);
     this.runs.data.set(this.fallback.subarray(0, this.nf), this.runs.end);
