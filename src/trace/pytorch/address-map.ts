@@ -5,9 +5,17 @@
  */
 export class AddressMap {
   /** Key per slot; -1 marks an empty slot. */
-  private keys = new Float64Array(1024).fill(-1);
-  private values = new Int32Array(1024);
+  private keys: Float64Array;
+  private values: Int32Array;
   private count = 0;
+
+  /** `expected`: about how many keys it will hold. */
+  constructor(expected = 512) {
+    let n = 1024;
+    while (n < expected * 2) n *= 2;
+    this.keys = new Float64Array(n).fill(-1);
+    this.values = new Int32Array(n);
+  }
 
   get size(): number {
     return this.count;

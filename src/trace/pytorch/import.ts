@@ -99,14 +99,14 @@ export class Converter {
   /** Address -> the live allocation there. */
   readonly liveAt = new AddressMap();
   /** Address -> allocations made there so far (the `n` of the ids). */
-  private readonly occurrences = new AddressMap();
+  private readonly occurrences: AddressMap;
   /** The `n` of each allocation's id (its address is in `records`). */
   private readonly occ: number[] = [];
   private readonly idBytes = new IdWriter();
   /** Tag text -> the builder's tag index. */
   private readonly tagIndex = new Map<string, number>();
-  /** Stack -> the builder's tag index of its innermost frame. */
-  private readonly tagOfStack: number[] = [];
+  /** Stack -> 1 + the builder's tag index of its innermost frame (0: not yet known). */
+  private tagOfStack = new Int32Array(1024);
   private readonly layout = new SegmentLayout(false);
   /** The user stack of every allocation. */
   readonly stacks = new StackTable();
@@ -127,7 +127,10 @@ export class Converter {
     private readonly t: DeviceTrace,
     private readonly rules: BlockRules,
     private readonly initial: InitialState,
-  ) {}
+  ) {
+    // About one address per allocation: room for them at once.
+    this.occurrences = new AddressMap(Math.ceil(t.length / 2) + initial.allocations.length);
+  }
 
   /** The next occurrence number at an address (the `n` of a new allocation's id there). */
   private nextOcc(address: number): number {
@@ -139,16 +142,20 @@ export class Converter {
   /** The tag of a stack: its innermost frame (the rule of `FrameTags`). */
   private tagOf(stack: number): number {
     if (stack === 0) return 0;
-    let i = this.tagOfStack[stack];
-    if (i === undefined) {
-      const tag = this.stacks.innermost(stack) as string;
-      i = this.tagIndex.get(tag);
-      if (i === undefined) {
-        i = this.b.internTagString(tag);
-        this.tagIndex.set(tag, i);
-      }
-      this.tagOfStack[stack] = i;
+    if (stack >= this.tagOfStack.length) {
+      const t = new Int32Array(Math.max(stack + 1, this.tagOfStack.length * 2));
+      t.set(this.tagOfStack);
+      this.tagOfStack = t;
     }
+    const known = this.tagOfStack[stack] as number;
+    if (known > 0) return known - 1;
+    const tag = this.stacks.innermost(stack) as string;
+    let i = this.tagIndex.get(tag);
+    if (i === undefined) {
+      i = this.b.internTagString(tag);
+      this.tagIndex.set(tag, i);
+    }
+    this.tagOfStack[stack] = i + 1;
     return i;
   }
 
