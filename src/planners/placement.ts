@@ -21,6 +21,12 @@ import type { UsageRecords } from './types.js';
  * order TFLite's `ordered_allocs` keeps. Greedy-by-size places them last (sizes descending), so no
  * record of positive size is placed after one of them and their runs need not be split.
  */
+/**
+ * Bytes per record a placement run allocates: the placement (offsets, ends, order, flags, scratch
+ * runs), the time axis and the interval index, and the order of the records.
+ */
+export const PLACEMENT_BYTES_PER_RECORD = 136;
+
 export class Placement {
   readonly offsets: Float64Array;
   /** Highest end so far (unaligned). */

@@ -1,5 +1,5 @@
 import { Clock, NO_LIMITS, type PlanLimits } from '../limits.js';
-import { Placement } from '../placement.js';
+import { Placement, PLACEMENT_BYTES_PER_RECORD } from '../placement.js';
 import { orderBy } from '../time-index.js';
 import type { OffsetsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
 
@@ -75,6 +75,7 @@ export const greedyBySizeOffsetsPlanner: PlannerDefinition = {
   kind: 'offsets',
   description: 'largest first, each into the smallest gap between the records it conflicts with',
   source: 'tflite GreedyBySizeAssignment (memory_management/greedy_by_size_assignment.cc)',
+  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
   inBest: true,
   plan: (r, o) => greedyBySizeOffsets(r, o.alignmentBytes, o.limits),
 };

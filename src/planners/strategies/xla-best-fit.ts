@@ -1,4 +1,4 @@
-import { Placement } from '../placement.js';
+import { Placement, PLACEMENT_BYTES_PER_RECORD } from '../placement.js';
 import { Clock, NO_LIMITS, type PlanLimits } from '../limits.js';
 import type { OffsetsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
 
@@ -63,6 +63,7 @@ export const xlaSpatial: PlannerDefinition = {
   kind: 'offsets',
   description: 'XLA global decreasing-size best fit, spatial order (size, then live range)',
   source: 'xla GlobalDecreasingSizeBestFitHeap kSpatial (service/heap_simulator)',
+  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
   inBest: true,
   plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'spatial', o.limits),
 };
@@ -72,6 +73,7 @@ export const xlaTemporal: PlannerDefinition = {
   kind: 'offsets',
   description: 'XLA global decreasing-size best fit, temporal order (live range, then size)',
   source: 'xla GlobalDecreasingSizeBestFitHeap kTemporal (service/heap_simulator)',
+  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
   inBest: true,
   plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'temporal', o.limits),
 };
