@@ -1,5 +1,6 @@
 import { alignUp } from '../records.js';
 import type { UsageRecords } from '../types.js';
+import { SectionFloors } from './floors.js';
 import { Preorder } from './preorder.js';
 import { RangeMax } from './range-max.js';
 import type { Partition } from './sweep.js';
@@ -41,7 +42,7 @@ export class PartitionSearch {
   private savedTop = 0;
   private readonly offset: Float64Array;
   private readonly minOff: Float64Array;
-  private readonly floor: Float64Array;
+  private readonly floors: SectionFloors;
   private readonly total: Float64Array;
   private readonly cuts: Int32Array;
   private readonly unplacedNeighbours: Int32Array;
@@ -50,23 +51,9 @@ export class PartitionSearch {
   // Undo stacks (a slot per section would be overwritten by nested placements).
   private readonly minOffUndo: Int32Array;
   private readonly minOffUndoVal: Float64Array;
-  private readonly floorUndo: Float64Array;
   /** The section totals again, for the largest one of a piece in O(log S). */
   private readonly totals: RangeMax;
-  /** Buffers of each section (CSR), for the unallocated floor. */
-  private readonly memberStart: Int32Array;
-  private readonly members: Int32Array;
-  /**
-   * Per section, a member last seen unplaced with its minimum offset at or below the floor (-1:
-   * none): while it stays so, the floor cannot rise and the scan of the members is skipped. A cache
-   * checked before use, so backtracking need not restore it.
-   */
-  private readonly witness: Int32Array;
-  private raiseIdx: Int32Array<ArrayBuffer> = new Int32Array(1024);
-  private raiseVal: Float64Array<ArrayBuffer> = new Float64Array(1024);
-  private raiseTop = 0;
   private minOffTop = 0;
-  private floorTop = 0;
   private cap = 0;
   private limit = 0;
   private end: RunEnd | null = null;
@@ -104,18 +91,14 @@ export class PartitionSearch {
     this.rank = new Int32Array(m);
     this.offset = new Float64Array(m);
     this.minOff = new Float64Array(m);
-    this.floor = new Float64Array(S);
+    this.floors = new SectionFloors(S, p.memberStart, p.members, spans + 1024);
     this.total = new Float64Array(S);
     this.cuts = new Int32Array(Math.max(0, S - 1));
     this.unplacedNeighbours = new Int32Array(m);
     this.solution = new Float64Array(m);
     this.minOffUndo = new Int32Array(p.overlaps.length + 1);
     this.minOffUndoVal = new Float64Array(p.overlaps.length + 1);
-    this.floorUndo = new Float64Array(spans + 1);
     this.totals = new RangeMax(S);
-    this.memberStart = p.memberStart;
-    this.members = p.members;
-    this.witness = new Int32Array(S).fill(-1);
   }
 
   /**
@@ -131,13 +114,11 @@ export class PartitionSearch {
     this.end = null;
     this.offset.fill(-1);
     this.minOff.fill(0);
-    this.floor.fill(0);
+    this.floors.reset();
     this.total.set(p.sectionTotal);
     this.totals.reset(p.sectionTotal);
     this.cuts.fill(0);
     this.minOffTop = 0;
-    this.floorTop = 0;
-    this.raiseTop = 0;
     for (let b = 0; b < m; b++) {
       this.unplacedNeighbours[b] = (p.overlapStart[b + 1] as number) - (p.overlapStart[b] as number);
       for (let s = p.sectionLo[b] as number; s + 1 < (p.sectionHi[b] as number); s++) this.cuts[s] = (this.cuts[s] as number) + 1;
@@ -221,7 +202,7 @@ export class PartitionSearch {
 
   /** Places b at o, searches what remains (splitting it where no buffer crosses any more), undoes. */
   private place(b: number, o: number, top: number, depth: number, k: number, secLo: number, secHi: number): boolean {
-    const { offset, minOff, size, p, floor, total, cuts } = this;
+    const { offset, minOff, size, p, floors, total, cuts } = this;
     const sb = size[b] as number;
     const sLo = p.sectionLo[b] as number;
     const sHi = p.sectionHi[b] as number;
@@ -239,17 +220,15 @@ export class PartitionSearch {
       this.minOffUndoVal[this.minOffTop++] = minOff[u] as number;
       minOff[u] = raised;
     }
-    const floorFrom = this.floorTop;
+    const floorsFrom = floors.mark();
     for (let s = sLo; s < sHi; s++) {
-      this.floorUndo[this.floorTop++] = floor[s] as number;
-      floor[s] = top;
+      floors.set(s, top);
       total[s] = (total[s] as number) - sb;
     }
     this.totals.add(sLo, sHi, -sb);
     // Unallocated floor (minimalloc's UpdateSectionData): in every section where a buffer's minimum
     // offset rose, nothing unplaced can start below the lowest minimum offset of its unplaced
     // buffers, so that is a floor too; check those sections against it.
-    const raiseFrom = this.raiseTop;
     let ok = this.raiseFloors(minOffFrom, o);
     // Boundaries inside b's sections that no unplaced buffer crosses any more split the rest.
     let cutsHere = 0;
@@ -272,16 +251,9 @@ export class PartitionSearch {
       }
     }
     for (let s = sLo; s + 1 < sHi; s++) cuts[s] = (cuts[s] as number) + 1;
-    while (this.raiseTop > raiseFrom) {
-      this.raiseTop--;
-      floor[this.raiseIdx[this.raiseTop] as number] = this.raiseVal[this.raiseTop] as number;
-    }
-    for (let s = sLo; s < sHi; s++) {
-      floor[s] = this.floorUndo[floorFrom + s - sLo] as number;
-      total[s] = (total[s] as number) + sb;
-    }
+    floors.undoTo(floorsFrom);
+    for (let s = sLo; s < sHi; s++) total[s] = (total[s] as number) + sb;
     this.totals.add(sLo, sHi, sb);
-    this.floorTop = floorFrom;
     while (this.minOffTop > minOffFrom) {
       this.minOffTop--;
       minOff[this.minOffUndo[this.minOffTop] as number] = this.minOffUndoVal[this.minOffTop] as number;
@@ -353,7 +325,7 @@ export class PartitionSearch {
 
   /** Raises section floors to the lowest minimum offset of their unplaced buffers; false when infeasible. */
   private raiseFloors(minOffFrom: number, o: number): boolean {
-    const { p, floor, total, minOff } = this;
+    const { p } = this;
     if (minOffFrom === this.minOffTop) return true;
     // The raised buffers all overlap the one just placed, so their sections make one interval
     // (with, at worst, some of the placed buffer's own sections in it: checking those too is sound).
@@ -364,41 +336,6 @@ export class PartitionSearch {
       from = Math.min(from, p.sectionLo[u] as number);
       to = Math.max(to, p.sectionHi[u] as number);
     }
-    let ok = true;
-    for (let s = from; s < to && ok; s++) {
-      const f = floor[s] as number;
-      const w = this.witness[s] as number;
-      if (w >= 0 && (minOff[w] as number) <= f) continue; // Infinity once placed
-      let low = Infinity;
-      let lowest = -1;
-      for (let q = this.memberStart[s] as number; q < (this.memberStart[s + 1] as number); q++) {
-        const u = this.members[q] as number;
-        const mo = minOff[u] as number; // Infinity for placed buffers
-        if (mo <= f) {
-          this.witness[s] = u;
-          low = -1; // no raise: stop looking
-          break;
-        }
-        if (mo < low) {
-          low = mo;
-          lowest = u;
-        }
-      }
-      if (low === Infinity || low <= f) continue;
-      this.witness[s] = lowest; // at the new floor
-      if (this.raiseTop === this.raiseIdx.length) {
-        const i2 = new Int32Array(this.raiseTop * 2);
-        i2.set(this.raiseIdx);
-        const v2 = new Float64Array(this.raiseTop * 2);
-        v2.set(this.raiseVal);
-        this.raiseIdx = i2;
-        this.raiseVal = v2;
-      }
-      this.raiseIdx[this.raiseTop] = s;
-      this.raiseVal[this.raiseTop++] = floor[s] as number;
-      floor[s] = low;
-      if (Math.max(low, o) + (total[s] as number) > this.cap) ok = false;
-    }
-    return ok;
+    return this.floors.raiseUnallocated(from, to, this.minOff, this.total, o, this.cap);
   }
 }
