@@ -2,9 +2,10 @@
 // ../shared/traces/minimalloc (A and B, capacity 1,048,576), each run end to end in a fresh process,
 // the plan checked with memsim's own checker. With --minimalloc <binary> (google/minimalloc built from
 // source), that solver runs at --capacity=1048576 right before each memsim run, so both times come
-// from the same moment of a shared machine.
+// from the same moment of a shared machine. With --minimalloc-benchmarks <dir> (its
+// benchmarks/challenging, A to K), every CSV there instead of the two shipped ones.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,10 +33,12 @@ function runMinimalloc(bin, file) {
 }
 
 /** Rows for the JSON output; prints a table. */
-export function benchMinimalloc({ repeat = 3, minimalloc } = {}) {
+export function benchMinimalloc({ repeat = 3, minimalloc, benchmarks } = {}) {
   const rows = [];
   console.log('\nplan --strategy best on minimalloc\'s benchmarks (default options, end to end, plan checked)');
-  const files = NAMES.map((n) => [n, join(dir, `${n}.1048576.csv`)]);
+  const files = benchmarks
+    ? readdirSync(benchmarks).filter((f) => f.endsWith('.csv')).sort().map((f) => [f.split('.')[0], join(benchmarks, f)])
+    : NAMES.map((n) => [n, join(dir, `${n}.1048576.csv`)]);
   const missing = files.filter(([, f]) => !existsSync(f));
   if (missing.length > 0) {
     console.log(`skipped: ${missing.map(([, f]) => f).join(', ')} absent (google/minimalloc's benchmarks/challenging)`);

@@ -2,7 +2,7 @@
 // memsim benchmarks: parse MB/s per format, replay events/s per allocator, memory of in-memory traces.
 // Traces are generated once with `memsim gen` and cached in .bench-cache/ (git-ignored).
 // Usage: npm run bench [-- --sizes 1e5,1e6,1e7 --formats csv,jsonl,json --allocators all --workload training --repeat 3
-//                         --sections parse,replay,peers,e2e,minimalloc --huge --minimalloc <binary>]
+//                         --sections parse,replay,peers,e2e,minimalloc --huge --minimalloc <binary> --minimalloc-benchmarks <dir>]
 // `peers`: memsim end to end beside TensorFlow's BFC and DynaPipe's simulator (bench/peers.mjs);
 // `e2e`: start-up, --placements, compare, peak memory (bench/endtoend.mjs); --huge adds 10^8 events.
 // `minimalloc`: plan --strategy best on minimalloc's A and B, beside its solver when given (bench/planners.mjs).
@@ -101,7 +101,7 @@ for (const n of sizes) {
 }
 if (sections.includes('peers')) rows.push(...(await benchPeers({ repeat: Math.max(repeat, 5) })));
 if (sections.includes('e2e')) rows.push(...benchEndToEnd({ repeat: Math.max(repeat, 5), huge }));
-if (sections.includes('minimalloc')) rows.push(...benchMinimalloc({ repeat, minimalloc: args.minimalloc }));
+if (sections.includes('minimalloc')) rows.push(...benchMinimalloc({ repeat, minimalloc: args.minimalloc, benchmarks: args['minimalloc-benchmarks'] }));
 if (args.json) {
   const { writeFileSync } = await import('node:fs');
   writeFileSync(args.json, JSON.stringify(rows, null, 2));

@@ -1,6 +1,6 @@
 import { alignUp } from '../records.js';
 import type { UsageRecords } from '../types.js';
-import { SectionFloors } from './floors.js';
+import { UnallocatedFloors } from './floors.js';
 import { Preorder } from './preorder.js';
 import { RangeMax } from './range-max.js';
 import type { Partition } from './sweep.js';
@@ -42,12 +42,15 @@ export class PartitionSearch {
   private savedTop = 0;
   private readonly offset: Float64Array;
   private readonly minOff: Float64Array;
-  private readonly floors: SectionFloors;
+  private readonly floors: UnallocatedFloors;
   private readonly total: Float64Array;
   private readonly cuts: Int32Array;
   private readonly unplacedNeighbours: Int32Array;
   private readonly solution: Float64Array;
   private readonly orders: Int32Array<ArrayBuffer>[] = [];
+  /** Per buffer, 1 while its minimum offset rose at the placement the current node follows. */
+  private readonly moved: Uint8Array;
+  private readonly movedList: Int32Array;
   // Undo stacks (a slot per section would be overwritten by nested placements).
   private readonly minOffUndo: Int32Array;
   private readonly minOffUndoVal: Float64Array;
@@ -76,7 +79,6 @@ export class PartitionSearch {
     const width = new Float64Array(m);
     const area = new Float64Array(m);
     const tie = new Int32Array(m);
-    let spans = 0;
     for (let b = 0; b < m; b++) {
       const rec = p.records[b] as number;
       this.size[b] = r.size[rec] as number;
@@ -85,16 +87,17 @@ export class PartitionSearch {
       width[b] = (r.last[rec] as number) - (r.first[rec] as number) + 1;
       area[b] = (width[b] as number) * (this.size[b] as number);
       tie[b] = rec;
-      spans += (p.sectionHi[b] as number) - (p.sectionLo[b] as number);
     }
     this.preorder = new Preorder(width, area, tie);
     this.rank = new Int32Array(m);
     this.offset = new Float64Array(m);
     this.minOff = new Float64Array(m);
-    this.floors = new SectionFloors(S, p.memberStart, p.members, spans + 1024);
+    this.floors = new UnallocatedFloors(S, p.memberStart, p.members);
     this.total = new Float64Array(S);
     this.cuts = new Int32Array(Math.max(0, S - 1));
     this.unplacedNeighbours = new Int32Array(m);
+    this.moved = new Uint8Array(m);
+    this.movedList = new Int32Array(m);
     this.solution = new Float64Array(m);
     this.minOffUndo = new Int32Array(p.overlaps.length + 1);
     this.minOffUndoVal = new Float64Array(p.overlaps.length + 1);
@@ -114,7 +117,6 @@ export class PartitionSearch {
     this.end = null;
     this.offset.fill(-1);
     this.minOff.fill(0);
-    this.floors.reset();
     this.total.set(p.sectionTotal);
     this.totals.reset(p.sectionTotal);
     this.cuts.fill(0);
@@ -128,7 +130,7 @@ export class PartitionSearch {
     for (let b = 0; b < m; b++) first[b] = b;
     this.rankPiece(first, m, 0, S); // every minimum offset is 0: the rank order is the dynamic order
     this.savedTop = 0;
-    if (this.dfs(1, first, m, 0, -1, 0, S)) {
+    if (this.dfs(1, first, m, 0, -1, 0, S, 0)) {
       let height = 0;
       for (let b = 0; b < m; b++) height = Math.max(height, (this.solution[b] as number) + (this.size[b] as number));
       this.bestHeight = height;
@@ -142,7 +144,7 @@ export class PartitionSearch {
    * Places every unplaced buffer of the sections [secLo, secHi) (a partition or a piece split off by
    * decomposition); true when it succeeded, with the offsets recorded in `solution`.
    */
-  private dfs(depth: number, parent: Int32Array, count: number, lastOffset: number, lastRank: number, secLo: number, secHi: number): boolean {
+  private dfs(depth: number, parent: Int32Array, count: number, lastOffset: number, lastRank: number, secLo: number, secHi: number, movedFrom: number): boolean {
     if (this.nodes >= this.limit) {
       this.end = 'nodes';
       return false;
@@ -152,28 +154,25 @@ export class PartitionSearch {
       this.end = 'timeout';
       return false;
     }
-    const { offset, minOff, size, rank, p, cap } = this;
+    const { offset, minOff, size, rank, p, cap, moved, movedList, minOffUndo } = this;
     // The parent's order minus placed buffers and buffers of other pieces, re-sorted by (min offset,
-    // preorder): few minimum offsets changed since, so an insertion sort is nearly linear.
+    // preorder). Only the buffers whose minimum offsets the parent's placement raised (the undo
+    // records from `movedFrom` on) are out of place: they are taken out, sorted, and merged back.
     const order = this.orders[depth] ?? (this.orders[depth] = new Int32Array(this.m));
+    const movedTo = this.minOffTop;
+    for (let q = movedFrom; q < movedTo; q++) moved[minOffUndo[q] as number] = 1;
     let k = 0;
+    let r = 0;
     let minHeight = Infinity;
     for (let j = 0; j < count; j++) {
       const b = parent[j] as number;
       if ((offset[b] as number) >= 0 || (p.sectionLo[b] as number) >= secHi || (p.sectionHi[b] as number) <= secLo) continue;
-      const mo = minOff[b] as number;
-      const rb = rank[b] as number;
-      let q = k++;
-      while (q > 0) {
-        const c = order[q - 1] as number;
-        const mc = minOff[c] as number;
-        if (mc < mo || (mc === mo && (rank[c] as number) < rb)) break;
-        order[q] = c;
-        q--;
-      }
-      order[q] = b;
-      minHeight = Math.min(minHeight, mo + (size[b] as number));
+      if (moved[b] === 1) movedList[r++] = b;
+      else order[k++] = b;
+      minHeight = Math.min(minHeight, (minOff[b] as number) + (size[b] as number));
     }
+    for (let q = movedFrom; q < movedTo; q++) moved[minOffUndo[q] as number] = 0;
+    if (r > 0) k = this.mergeMoved(order, k, r);
     if (k === 0) return true;
     // Every section passed max(offset, floor) + total <= cap when the parent placed its buffer, and
     // the capacity is fixed. Placing b at o raises the floors of b's sections to its top (nothing
@@ -200,9 +199,35 @@ export class PartitionSearch {
     return false;
   }
 
+  /**
+   * Sorts movedList[0, r) by (minimum offset, rank) and merges it into order[0, k), sorted the same
+   * way, from the back (order has room); returns the new length.
+   */
+  private mergeMoved(order: Int32Array, k: number, r: number): number {
+    const { minOff, rank, movedList } = this;
+    const less = (x: number, y: number): boolean => {
+      const a = minOff[x] as number;
+      const b = minOff[y] as number;
+      return a < b || (a === b && (rank[x] as number) < (rank[y] as number));
+    };
+    for (let i = 1; i < r; i++) {
+      const x = movedList[i] as number;
+      let j = i;
+      for (; j > 0 && less(x, movedList[j - 1] as number); j--) movedList[j] = movedList[j - 1] as number;
+      movedList[j] = x;
+    }
+    let i = k - 1;
+    let j = r - 1;
+    for (let w = k + r - 1; j >= 0; w--) {
+      if (i >= 0 && less(movedList[j] as number, order[i] as number)) order[w] = order[i--] as number;
+      else order[w] = movedList[j--] as number;
+    }
+    return k + r;
+  }
+
   /** Places b at o, searches what remains (splitting it where no buffer crosses any more), undoes. */
   private place(b: number, o: number, top: number, depth: number, k: number, secLo: number, secHi: number): boolean {
-    const { offset, minOff, size, p, floors, total, cuts } = this;
+    const { offset, minOff, size, p, total, cuts } = this;
     const sb = size[b] as number;
     const sLo = p.sectionLo[b] as number;
     const sHi = p.sectionHi[b] as number;
@@ -220,16 +245,13 @@ export class PartitionSearch {
       this.minOffUndoVal[this.minOffTop++] = minOff[u] as number;
       minOff[u] = raised;
     }
-    const floorsFrom = floors.mark();
-    for (let s = sLo; s < sHi; s++) {
-      floors.set(s, top);
-      total[s] = (total[s] as number) - sb;
-    }
+    for (let s = sLo; s < sHi; s++) total[s] = (total[s] as number) - sb;
     this.totals.add(sLo, sHi, -sb);
     // Unallocated floor (minimalloc's UpdateSectionData): in every section where a buffer's minimum
     // offset rose, nothing unplaced can start below the lowest minimum offset of its unplaced
-    // buffers, so that is a floor too; check those sections against it.
-    let ok = this.raiseFloors(minOffFrom, o);
+    // buffers; check those sections against it. (Elsewhere nothing changed but b's own sections,
+    // whose check, top + total, is o plus the total before, which passed.)
+    let ok = this.unallocatedFloorsFit(minOffFrom);
     // Boundaries inside b's sections that no unplaced buffer crosses any more split the rest.
     let cutsHere = 0;
     for (let s = sLo; s + 1 < sHi; s++) {
@@ -239,7 +261,7 @@ export class PartitionSearch {
     if (!ok) {
       // pruned by the unallocated floor
     } else if (cutsHere === 0) {
-      ok = this.dfs(depth + 1, this.orders[depth] as Int32Array, k, o, this.rank[b] as number, secLo, secHi);
+      ok = this.dfs(depth + 1, this.orders[depth] as Int32Array, k, o, this.rank[b] as number, secLo, secHi, minOffFrom);
     } else {
       // Inside a piece every boundary had a crossing buffer: the zero cuts now are the new ones.
       ok = true;
@@ -251,7 +273,6 @@ export class PartitionSearch {
       }
     }
     for (let s = sLo; s + 1 < sHi; s++) cuts[s] = (cuts[s] as number) + 1;
-    floors.undoTo(floorsFrom);
     for (let s = sLo; s < sHi; s++) total[s] = (total[s] as number) + sb;
     this.totals.add(sLo, sHi, sb);
     while (this.minOffTop > minOffFrom) {
@@ -299,7 +320,7 @@ export class PartitionSearch {
     this.savedTop = savedFrom + 2 * n;
     this.rankPiece(list, n, secLo, secHi);
     this.preorder.sortByOffset(list, 0, n, this.minOff, this.rank);
-    const ok = this.dfs(depth + 2, list, n, 0, -1, secLo, secHi);
+    const ok = this.dfs(depth + 2, list, n, 0, -1, secLo, secHi, this.minOffTop);
     for (let j = 0; j < n; j++) this.rank[this.savedRank[savedFrom + 2 * j] as number] = this.savedRank[savedFrom + 2 * j + 1] as number;
     this.savedTop = savedFrom;
     return ok;
@@ -323,8 +344,11 @@ export class PartitionSearch {
     for (let j = 0; j < n; j++) rank[list[j] as number] = j;
   }
 
-  /** Raises section floors to the lowest minimum offset of their unplaced buffers; false when infeasible. */
-  private raiseFloors(minOffFrom: number, o: number): boolean {
+  /**
+   * The unallocated floor test in the sections of the buffers whose minimum offsets rose (those
+   * recorded from `minOffFrom` on); false when one of them cannot be completed.
+   */
+  private unallocatedFloorsFit(minOffFrom: number): boolean {
     const { p } = this;
     if (minOffFrom === this.minOffTop) return true;
     // The raised buffers all overlap the one just placed, so their sections make one interval
@@ -336,6 +360,6 @@ export class PartitionSearch {
       from = Math.min(from, p.sectionLo[u] as number);
       to = Math.max(to, p.sectionHi[u] as number);
     }
-    return this.floors.raiseUnallocated(from, to, this.minOff, this.total, o, this.cap);
+    return this.floors.fit(from, to, this.minOff, this.total, this.cap);
   }
 }
