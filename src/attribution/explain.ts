@@ -15,8 +15,12 @@ export interface OomFigures {
   deviceFreeBytes: number | null;
   largestFreeBlockBytes: number;
   freeBlocks: number;
+  /** `capacity`: no allocator could have served it; `fragmentation`: a perfect one would have. */
   kind: 'capacity' | 'fragmentation';
-  /** True for the real run's own failure from a recorded history (before `event`, no request in the trace). */
+  /**
+   * True for the real run's own failure, from the recorded history (`--allocator recorded`): it
+   * happened before `event`, and `id` is empty (the trace has no request for it).
+   */
   recorded?: true;
 }
 

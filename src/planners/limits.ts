@@ -1,3 +1,4 @@
+import { totalmem } from 'node:os';
 import { MemsimError } from '../errors.js';
 
 /**
@@ -23,6 +24,14 @@ export function startLimits(timeLimitMs: number, memoryBytes: number, now: () =>
   return { timeLimitMs, deadlineMs: Number.isFinite(timeLimitMs) ? now() + timeLimitMs : Infinity, memoryBytes, now };
 }
 
+/** The memory budget of a planning run when none is given: half of the machine's memory. */
+export function defaultMemoryBudget(): number {
+  return Math.floor(totalmem() / 2);
+}
+
+/** Bytes a strategy needs per record when its definition does not say (a few typed arrays). */
+export const DEFAULT_BYTES_PER_RECORD = 64;
+
 /** A strategy stopped by the time limit (`progress` says how far it got, e.g. "40% of the records"). */
 export class OutOfTime extends Error {
   override name = 'OutOfTime';
@@ -37,6 +46,15 @@ export class OutOfTime extends Error {
  */
 export class PlanLimitError extends MemsimError {
   override name = 'PlanLimitError';
+  constructor(
+    message: string,
+    /** Which limit: the clock or the memory budget. */
+    readonly limit: 'time' | 'memory',
+    /** The message without the advice, for a note. */
+    readonly what: string = message,
+  ) {
+    super(message);
+  }
 }
 
 /**

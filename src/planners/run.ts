@@ -1,7 +1,8 @@
 import { VERSION } from '../version.js';
 import { objectsToOffsets } from './layout.js';
 import { type LowerBounds, lowerBounds } from './lower-bounds.js';
-import { startLimits } from './limits.js';
+import { DEFAULT_BYTES_PER_RECORD, defaultMemoryBudget, OutOfTime, PlanLimitError, startLimits } from './limits.js';
+import { formatBytes } from '../util/bytes.js';
 import { BEST, listPlanners, selectStrategies } from './registry.js';
 import { bestPacking, type Candidate, DEFAULT_NODE_BUDGET, type SearchReport } from './strategies/best.js';
 import type { Assignment, PlanKind, PlannerDefinition, UsageRecords } from './types.js';
@@ -68,9 +69,14 @@ export interface PlanRunOptions {
   nodeBudget?: number;
   /** `best` searches for a packing that fits under this instead of the smallest one. */
   capacityBytes?: number;
+  /** Bytes the strategies may allocate, all of them together (default: half of the machine's memory). */
+  memoryBytes?: number;
   /** Clock for the search's deadline (tests inject one). */
   now?: () => number;
 }
+
+/** Bytes per record that a plan kept for the report holds: its typed arrays and their copies as plain arrays. */
+const RESULT_BYTES_PER_RECORD = 32;
 
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 const count = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -98,15 +104,42 @@ export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanRepo
   const nodeBudget = options.nodeBudget ?? DEFAULT_NODE_BUDGET;
   const selection = selectStrategies(options.strategy ?? 'all');
   const bounds = lowerBounds(r);
-  const limits = startLimits(timeLimitMs, Infinity, options.now);
+  const memoryBytes = options.memoryBytes ?? defaultMemoryBudget();
+  const limits = startLimits(timeLimitMs, memoryBytes, options.now);
   const planOptions = { alignmentBytes, limits };
   const planners = listPlanners();
   const done = new Map<PlannerDefinition, Assignment>();
+  const notes = [...r.notes];
+  // Assignments kept for the report: each one's per-record arrays, as typed arrays and as JSON-ready arrays.
+  let heldBytes = 0;
   const runOne = (def: PlannerDefinition): Assignment => {
     let a = done.get(def);
     if (!a) {
-      a = def.plan(r, planOptions);
+      const label = `${def.name} (${def.kind})`;
+      const need = def.memoryBytes ? def.memoryBytes(r) : DEFAULT_BYTES_PER_RECORD * r.count;
+      if (heldBytes + need > memoryBytes) {
+        const what =
+          `${label}: ${count(r.count)} records need about ${formatBytes(need)}` +
+          (heldBytes > 0 ? ` besides the ${formatBytes(heldBytes)} the plans before it hold` : '') +
+          `, over the memory budget of ${formatBytes(memoryBytes)}`;
+        throw new PlanLimitError(`${what} (--memory-limit); give a larger budget or fewer strategies (--strategy)`, 'memory', what);
+      }
+      try {
+        a = def.plan(r, planOptions);
+      } catch (e) {
+        if (e instanceof OutOfTime) {
+          const what = `${label}: stopped by the time limit of ${count(timeLimitMs)} ms after ${e.progress}`;
+          throw new PlanLimitError(`${what} (--time-limit); give a longer limit or another --strategy`, 'time', what);
+        }
+        if (e instanceof RangeError && /allocation failed|Invalid (typed )?array length/i.test(e.message)) {
+          const what = `${label}: ran out of memory for ${count(r.count)} records (${e.message})`;
+          throw new PlanLimitError(`${what}; give it less input or choose another --strategy`, 'memory', what);
+        }
+        throw e;
+      }
       done.set(def, a);
+      heldBytes += RESULT_BYTES_PER_RECORD * r.count;
+      for (const n of a.notes ?? []) if (!notes.includes(n)) notes.push(n);
     }
     return a;
   };
@@ -125,10 +158,19 @@ export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanRepo
     const candidates: Candidate[] = [];
     for (const def of planners) {
       if (!def.inBest || skipReason(def, r)) continue;
-      const a = runOne(def);
+      let a: Assignment;
+      try {
+        a = runOne(def);
+      } catch (e) {
+        // best answers with the candidates that ran within the limits (naive always does).
+        if (!(e instanceof PlanLimitError)) throw e;
+        notes.push(`best: ${e.what}; it is not among best's candidates`);
+        continue;
+      }
       const layout = a.kind === 'offsets' ? a : objectsToOffsets(a, alignmentBytes);
       candidates.push({ label: `${def.name} (${def.kind})`, offsets: layout.offsets, totalBytes: layout.totalBytes });
     }
+    if (candidates.length === 0) throw new PlanLimitError(`best: no strategy ran within the limits (${notes.join('; ')})`, 'memory');
     const b = bestPacking(r, candidates, bounds.offsetsBytes, {
       alignmentBytes,
       nodeBudget,
@@ -143,7 +185,6 @@ export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanRepo
     } as PlanResultOk);
   }
 
-  const notes = [...r.notes];
   const cut = results.find((x): x is PlanResultOk => x.status === 'ok' && x.search?.status === 'timeout');
   if (cut?.search) {
     notes.push(

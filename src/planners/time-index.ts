@@ -100,63 +100,127 @@ export class MaxAddTree {
 }
 
 /**
- * The records inserted so far, indexed so that those whose interval meets a query interval are found
- * in O(log T + k): a stabbing tree holds each interval in O(log T) canonical nodes (records live at
- * the query's start), and a second tree holds each record under the ancestors of its first time
- * (records that start inside the query). Each record is reported once.
+ * Every record indexed once by its time interval, in flat arrays built in O(n + T): which records are
+ * live at a time index (a centered interval tree over the compressed axis) and which start in a range
+ * of time indices (records sorted by first time, CSR). Together they list the records that meet a
+ * window [a, b] exactly once each: those live at a, then those that start in (a, b].
+ *
+ * The interval tree is implicit: a record [f, l] belongs to the node of level h = bit length of
+ * f XOR l and prefix f >> h (for f < l, the lowest node whose halves split it: f is in the left half,
+ * l in the right). A node keeps its records sorted by first (ascending) and by last (descending), so
+ * the records live at a time t left of the node's middle are a prefix of the first list, and right of
+ * it a prefix of the second. A query walks the log T nodes above t's leaf: O(log T + k) for the k
+ * records live at t. Memory: about 2 entries per node and 4 per record.
  */
-export class ConflictIndex {
-  private readonly n: number;
-  private readonly stab: (number[] | undefined)[];
-  private readonly starts: (number[] | undefined)[];
+export class IntervalIndex {
+  /** Levels above the leaves (the leaves are level 0). */
+  private readonly height: number;
+  /** Per level: the index of its first node in the flat node arrays. */
+  private readonly levelBase: Int32Array;
+  /** CSR: node v's records are byFirst/byLast[nodeStart[v], nodeStart[v + 1]). */
+  private readonly nodeStart: Int32Array;
+  private readonly byFirst: Int32Array;
+  private readonly byLast: Int32Array;
+  /** Records by first time index, ties in record order. */
+  readonly startOrder: Int32Array;
+  /** Records starting at time index t are startOrder[timeStart[t], timeStart[t + 1]). */
+  readonly timeStart: Int32Array;
 
   constructor(private readonly axis: TimeAxis) {
-    let n = 1;
-    while (n < Math.max(1, axis.times.length)) n <<= 1;
-    this.n = n;
-    this.stab = new Array<number[] | undefined>(2 * n);
-    this.starts = new Array<number[] | undefined>(2 * n);
-  }
-
-  private static push(lists: (number[] | undefined)[], node: number, rec: number): void {
-    const l = lists[node];
-    if (l) l.push(rec);
-    else lists[node] = [rec];
-  }
-
-  /** Adds record `rec`. */
-  insert(rec: number): void {
-    const a = this.axis.fi[rec] as number;
-    const b = this.axis.li[rec] as number;
-    for (let l = a + this.n, r = b + this.n + 1; l < r; l >>= 1, r >>= 1) {
-      if (l & 1) ConflictIndex.push(this.stab, l++, rec);
-      if (r & 1) ConflictIndex.push(this.stab, --r, rec);
+    const { fi, li } = axis;
+    const n = fi.length;
+    const T = Math.max(1, axis.times.length);
+    let height = 0;
+    while (1 << height < T) height++;
+    this.height = height;
+    this.levelBase = new Int32Array(height + 2);
+    for (let h = 0; h <= height; h++) this.levelBase[h + 1] = (this.levelBase[h] as number) + (1 << (height - h));
+    const nodes = this.levelBase[height + 1] as number;
+    const nodeOf = new Int32Array(n);
+    const nodeStart = new Int32Array(nodes + 1);
+    for (let i = 0; i < n; i++) {
+      const f = fi[i] as number;
+      const x = f ^ (li[i] as number);
+      const h = x === 0 ? 0 : 32 - Math.clz32(x);
+      const v = (this.levelBase[h] as number) + (f >> h);
+      nodeOf[i] = v;
+      nodeStart[v + 1] = (nodeStart[v + 1] as number) + 1;
     }
-    for (let i = a + this.n; i >= 1; i >>= 1) ConflictIndex.push(this.starts, i, rec);
+    for (let v = 0; v < nodes; v++) nodeStart[v + 1] = (nodeStart[v + 1] as number) + (nodeStart[v] as number);
+    this.nodeStart = nodeStart;
+    // Counting sorts: by first ascending, and by last descending, ties in record order.
+    this.timeStart = new Int32Array(T + 1);
+    for (let i = 0; i < n; i++) bump(this.timeStart, (fi[i] as number) + 1);
+    for (let t = 0; t < T; t++) this.timeStart[t + 1] = (this.timeStart[t + 1] as number) + (this.timeStart[t] as number);
+    this.startOrder = new Int32Array(n);
+    const fill = this.timeStart.slice(0, T);
+    for (let i = 0; i < n; i++) this.startOrder[bump(fill, fi[i] as number) - 1] = i;
+    const lastStart = new Int32Array(T + 1);
+    for (let i = 0; i < n; i++) bump(lastStart, T - (li[i] as number));
+    for (let t = 0; t < T; t++) lastStart[t + 1] = (lastStart[t + 1] as number) + (lastStart[t] as number);
+    const byLastAll = new Int32Array(n);
+    for (let i = 0; i < n; i++) byLastAll[bump(lastStart, T - 1 - (li[i] as number)) - 1] = i;
+    // Distributed to their nodes, each node's lists keep those orders.
+    this.byFirst = new Int32Array(n);
+    this.byLast = new Int32Array(n);
+    const pos = nodeStart.slice(0, nodes);
+    for (let k = 0; k < n; k++) {
+      const i = this.startOrder[k] as number;
+      this.byFirst[bump(pos, nodeOf[i] as number) - 1] = i;
+    }
+    pos.set(nodeStart.subarray(0, nodes));
+    for (let k = 0; k < n; k++) {
+      const i = byLastAll[k] as number;
+      this.byLast[bump(pos, nodeOf[i] as number) - 1] = i;
+    }
   }
 
-  /**
-   * Writes into `out` (from index 0) every inserted record live at some time index in [a, b];
-   * returns how many. `out` must have room for all inserted records.
-   */
-  query(a: number, b: number, out: Int32Array): number {
-    let k = 0;
-    for (let i = a + this.n; i >= 1; i >>= 1) {
-      const l = this.stab[i];
-      if (l) for (let j = 0; j < l.length; j++) out[k++] = l[j] as number;
-    }
-    for (let l = a + 1 + this.n, r = b + this.n + 1; l < r; l >>= 1, r >>= 1) {
-      if (l & 1) {
-        const x = this.starts[l++];
-        if (x) for (let j = 0; j < x.length; j++) out[k++] = x[j] as number;
-      }
-      if (r & 1) {
-        const x = this.starts[--r];
-        if (x) for (let j = 0; j < x.length; j++) out[k++] = x[j] as number;
+  /** Writes every record live at time index `t` into `out` from index `k`; returns the new end. */
+  liveAt(t: number, out: Int32Array, k: number): number {
+    const { fi, li } = this.axis;
+    for (let h = 0; h <= this.height; h++) {
+      const v = (this.levelBase[h] as number) + (t >> h);
+      let j = this.nodeStart[v] as number;
+      const end = this.nodeStart[v + 1] as number;
+      if (j === end) continue;
+      if (h === 0) {
+        while (j < end) out[k++] = this.byFirst[j++] as number;
+      } else if (t < (((t >> h) << h) | (1 << (h - 1)))) {
+        // Left of the middle: every record here ends right of it; those that started by t are live.
+        for (; j < end; j++) {
+          const x = this.byFirst[j] as number;
+          if ((fi[x] as number) > t) break;
+          out[k++] = x;
+        }
+      } else {
+        for (; j < end; j++) {
+          const x = this.byLast[j] as number;
+          if ((li[x] as number) < t) break;
+          out[k++] = x;
+        }
       }
     }
     return k;
   }
+}
+
+/** Adds one to a[i]; returns the new value. */
+function bump(a: Int32Array, i: number): number {
+  const v = (a[i] as number) + 1;
+  a[i] = v;
+  return v;
+}
+
+const indexCache = new WeakMap<UsageRecords, IntervalIndex>();
+
+/** The interval index of a set of records (built once per records object). */
+export function intervalIndex(r: UsageRecords): IntervalIndex {
+  let x = indexCache.get(r);
+  if (!x) {
+    x = new IntervalIndex(timeAxis(r));
+    indexCache.set(r, x);
+  }
+  return x;
 }
 
 /**

@@ -47,6 +47,8 @@ export interface ObjectsAssignment {
   kind: 'objects';
   objectIds: Int32Array;
   objectSizes: number[];
+  /** What the report should say about how this plan was made (e.g. a fallback). */
+  notes?: string[];
 }
 
 /** An offsets assignment: record i lives at `[offsets[i], offsets[i] + size[i])`. */
@@ -55,6 +57,8 @@ export interface OffsetsAssignment {
   offsets: Float64Array;
   /** End of the highest record: the arena the plan needs. */
   totalBytes: number;
+  /** What the report should say about how this plan was made. */
+  notes?: string[];
 }
 
 /** What a planner returns. */
@@ -81,6 +85,12 @@ export interface PlannerDefinition {
    * n log n). Undefined: no limit.
    */
   maxRecords?: number;
+  /**
+   * About how many bytes it allocates for `records` (its own structures and its assignment; the
+   * records themselves not included), checked against the run's memory budget before it starts.
+   * Undefined: DEFAULT_BYTES_PER_RECORD per record.
+   */
+  memoryBytes?(records: UsageRecords): number;
   /** Whether `best` includes it among the candidates it compares. */
   inBest: boolean;
   plan(records: UsageRecords, options: PlanOptions): Assignment;

@@ -1,6 +1,6 @@
 import { describeChange, percentText } from '../sweep/compare-gates.js';
 import type { CompareReport } from '../sweep/compare.js';
-import { capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableHead, tableRows } from './compare-table.js';
+import { bestRow, capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableHead, tableRows } from './compare-table.js';
 import { formatBytes, formatCount, nativeLines } from './format.js';
 import { mdCell, mdTable } from './replay-markdown.js';
 import { explainOom } from './replay-text.js';
@@ -23,7 +23,7 @@ export function compareStatusMarkdown(r: CompareReport): string {
     parts.push(`**📈 regressed** vs baseline: ${first ? `${code(first.allocator)} ${describeChange(first)}` : ''}${more}`);
   }
   if (st.oom.length === 0) {
-    const best = r.allocators[0];
+    const best = bestRow(r);
     const fits = `**✅ fits**: ${n === 1 ? 'the allocator fits' : `all ${n} allocators fit`} (${capacityText(r)})`;
     const bestText = best
       ? `; best ${code(best.name)}: peak reserved ${formatBytes(best.summary.peakReservedBytes)}, ${formatSignedPercent(best.summary.overheadVsLowerBound)} over the lower bound ${formatBytes(r.lowerBound.peakLiveBytes)}`

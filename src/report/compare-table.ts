@@ -23,6 +23,11 @@ export function capacityText(r: CompareReport): string {
   return r.capacityBytes === null ? 'unlimited capacity' : `capacity ${formatBytes(r.capacityBytes)}`;
 }
 
+/** The row the status line calls best: the first online one (offline plans are bounds, not allocators to run). */
+export function bestRow(r: CompareReport): CompareEntry | undefined {
+  return r.allocators.find((e) => e.kind !== 'planner') ?? r.allocators[0];
+}
+
 /** The OOM cell: `0`, `1 fragmentation`, `37 (first: capacity)`. */
 export function oomCell(e: CompareEntry): string {
   const n = e.summary.oomCount;
@@ -58,7 +63,7 @@ export function tableRows(r: CompareReport): string[][] {
     const s = e.summary;
     const row = [
       String(e.rank),
-      e.name,
+      e.kind === 'planner' ? `${e.name} (offline bound)` : e.name,
       formatBytes(s.peakReservedBytes),
       s.oomCount > 0 && !e.completed ? '–' : formatSignedPercent(s.overheadVsLowerBound),
       formatPercent(s.utilization),

@@ -1,7 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import { describeChange, percentText } from '../sweep/compare-gates.js';
 import type { CompareReport } from '../sweep/compare.js';
-import { capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableHead, tableRows } from './compare-table.js';
+import { bestRow, capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableHead, tableRows } from './compare-table.js';
 import { formatBytes, formatCount, painter, type RenderOptions } from './format.js';
 import { explainOom, holdersText, newTable } from './replay-text.js';
 import { comparisonHolders, groupedBy, wrap } from './holders.js';
@@ -21,7 +21,7 @@ export function compareStatusLine(r: CompareReport, c: ChalkInstance): string {
     parts.push(`${c.red('▲ regressed')} vs baseline: ${first ? `${first.allocator} ${describeChange(first)}` : ''}${more}`);
   }
   if (st.oom.length === 0) {
-    const best = r.allocators[0];
+    const best = bestRow(r);
     const fits = `${c.green('✔ fits')}: ${n === 1 ? 'the allocator fits' : `all ${n} allocators fit`} (${capacityText(r)})`;
     const bestText = best
       ? `; best ${best.name}: peak reserved ${formatBytes(best.summary.peakReservedBytes)}, ${formatSignedPercent(best.summary.overheadVsLowerBound)} over the lower bound ${formatBytes(r.lowerBound.peakLiveBytes)}`

@@ -1,5 +1,6 @@
 import type { TuneReport, TuneRow } from '../sweep/tune-types.js';
 import { esc } from './html/escape.js';
+import { pageHead } from './html/head.js';
 import { PAGE_CSS } from './html/style.js';
 import { formatBytes, formatCount } from './format.js';
 import { changesText, ROW_ALIGN, ROW_HEAD, rowCells, spaceLines, tuneCapacityText, verdictText } from './tune-answer.js';
@@ -42,19 +43,7 @@ export function renderTuneHtml(r: TuneReport, options: { top?: number } = {}): s
   const rest = r.rows.slice(top);
   const title = `memsim tune · ${t.name ?? t.path}`;
   return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
-    '<meta name="color-scheme" content="light dark">',
-    `<meta name="generator" content="memsim ${esc(r.tool.version)}">`,
-    `<title>${esc(title)}</title>`,
-    '<link rel="icon" href="data:,">',
-    `<style>\n${PAGE_CSS}\ntr.best td { font-weight: 600; }\ntr.current td { color: var(--muted); }\n</style>`,
-    '</head>',
-    '<body>',
+    ...pageHead({ title, version: r.tool.version, css: `${PAGE_CSS}\ntr.best td { font-weight: 600; }\ntr.current td { color: var(--muted); }\n`, csp: CSP }),
     `<h1>memsim tune <span class="sub">${esc(t.path)}</span></h1>`,
     '<main>',
     `<section id="answer"><h2>Answer</h2>\n${answer.join('\n')}</section>`,

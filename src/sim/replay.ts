@@ -1,4 +1,5 @@
 import { FAILED, NO_BLOCK, type AllocatorState, type OnlineAllocator, type RecordedFailure } from '../allocators/types.js';
+import type { OomFigures } from '../attribution/index.js';
 import { eventSource } from '../trace/location.js';
 import { OP_ALLOC, type Trace } from '../trace/model.js';
 import { TimelineSampler } from './timeline.js';
@@ -29,31 +30,12 @@ export interface ReplayOptions {
   onRecordedOom?: (k: number, event: number, liveBytes: number) => void;
 }
 
-/** One failed request. */
-export interface OomRecord {
-  event: number;
+/** One failed request: the figures its explanation reads, and where it is and what the allocator said. */
+export interface OomRecord extends OomFigures {
   line: number | null;
   /** Where the request is in a file without lines (a snapshot), e.g. `device_traces[0][4]` (then `line` is null). */
   entry?: string;
-  /**
-   * True for the real run's own failure, from the recorded history (`--allocator recorded`): it
-   * happened before `event`, and `id` is empty (the trace has no request for it).
-   */
-  recorded?: true;
   step: number;
-  id: string;
-  tag: string | null;
-  sizeBytes: number;
-  roundedBytes: number;
-  liveBytes: number;
-  allocatedBytes: number;
-  reservedBytes: number;
-  capacityBytes: number | null;
-  deviceFreeBytes: number | null;
-  largestFreeBlockBytes: number;
-  freeBlocks: number;
-  /** `capacity`: no allocator could have served it; `fragmentation`: a perfect one would have. */
-  kind: 'capacity' | 'fragmentation';
   native: string;
   /** The allocator's short form of `native`, when it gives one (see AllocationFailure). */
   nativeSummary?: string;

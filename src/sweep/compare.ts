@@ -8,6 +8,7 @@ import type { CapacitySearchMode, CapacitySearchResult } from './capacity-search
 import type { CompareJobResult, ContenderRef } from './jobs.js';
 import { openRunner } from './pool.js';
 import { type Contender, type ContenderKind, createContender, listContenders } from './contenders.js';
+import { OFFLINE_BOUND_NOTE } from './contender-planner.js';
 import type { OnOom, OomRecord } from '../sim/replay.js';
 import { type ReplaySummary, type TraceInfo, traceInfo } from '../sim/report.js';
 import type { StartChoice, StartMode } from '../sim/start.js';
@@ -214,7 +215,7 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
     skipped,
     baseline: null,
     gates: [],
-    notes: [...(trace.recorded?.notes ?? [])],
+    notes: [...(trace.recorded?.notes ?? []), ...(entries.some((e) => e.kind === 'planner') ? [OFFLINE_BOUND_NOTE] : [])],
   };
   return { report, execution: { mode: runner.mode, threads: runner.threads, ...(reason ? { reason } : {}) } };
 }

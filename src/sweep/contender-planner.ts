@@ -69,14 +69,19 @@ export function planRun(trace: Trace, name: string, totalBytes: number, capacity
   };
 }
 
+/** The report's note when planner rows are compared: what their figures are, and are not. */
+export const OFFLINE_BOUND_NOTE =
+  'rows marked "offline bound" (plan:*) are offline plans: the planner saw every size and lifetime of the trace ahead, ' +
+  'as no allocator serving requests in order can; they bound what is possible and are not allocators to run';
+
 /**
  * The offline planners as `compare` rows (`plan:<strategy>`). The plan is computed once per row and
  * reused for every capacity, since it does not depend on it. Registration is one line:
  * `registerContenderProvider(plannerContenders(planTrace, strategyNames()))`.
- * @param listed the strategies `--allocators all` stands for (default: all of them); the others
- *   run only when named.
+ * @param listed the strategies `--allocators all` stands for (default: none, so that planners run
+ *   only when named).
  */
-export function plannerContenders(plan: PlanFunction, strategies: readonly string[], listed: readonly string[] = strategies): ContenderProvider {
+export function plannerContenders(plan: PlanFunction, strategies: readonly string[], listed: readonly string[] = []): ContenderProvider {
   const names = strategies.map((s) => `${PLAN_PREFIX}${s}`);
   return {
     known: () => [...names],

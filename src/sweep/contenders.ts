@@ -14,9 +14,9 @@ import { registerContenderProvider } from './contender.js';
 import { plannerContenders } from './contender-planner.js';
 
 registerContenderProvider(allocatorContenders);
-// Every strategy can be named (`plan:best`, `plan:xla-best-fit`, …); `--allocators all` adds
-// TFLite's default offsets planner only, since the others cost more on long traces.
-registerContenderProvider(plannerContenders(planTrace, strategyNames(), ['greedy-by-size']));
+// Every strategy can be named (`plan:best`, `plan:xla-best-fit`, …); none is in `all`: a plan is an
+// offline bound (it sees the whole trace ahead), not an allocator, and its cost is not a replay's.
+registerContenderProvider(plannerContenders(planTrace, strategyNames()));
 
 export { createContender, knownContenders, listContenders, registerContenderProvider, probeContender } from './contender.js';
 export type { Contender, ContenderKind, ContenderListing, ContenderProbe, ContenderProvider, ContenderRun } from './contender.js';

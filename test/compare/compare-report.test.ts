@@ -95,9 +95,25 @@ describe('compare reports', () => {
 });
 
 describe('planner rows', () => {
-  it('appear in all, with their arena as peak reserved and minimum capacity', async () => {
+  it('are not in the default set: all means the online allocators', async () => {
     planCalls = 0;
-    const { report } = await compareTrace(mixed, { jobs: 1, minCapacity: true, capacityStepBytes: 512, options: { 'plan:fake': { alignment: '1KiB' } } });
+    const { report } = await compareTrace(mixed, { jobs: 1 });
+    expect(report.allocators.some((a) => a.kind === 'planner')).toBe(false);
+    expect(report.skipped.some((x) => x.name.startsWith('plan:'))).toBe(false);
+    expect(report.allocators.map((a) => a.name)).toContain('naive');
+    expect(planCalls).toBe(0);
+    expect(report.notes).toEqual([]);
+  });
+
+  it('run when named, with their arena as peak reserved and minimum capacity', async () => {
+    planCalls = 0;
+    const { report } = await compareTrace(mixed, {
+      jobs: 1,
+      allocators: ['naive', 'plan:fake', 'plan:declines', 'plan:greedy-by-size'],
+      minCapacity: true,
+      capacityStepBytes: 512,
+      options: { 'plan:fake': { alignment: '1KiB' } },
+    });
     const plan = report.allocators.find((a) => a.name === 'plan:fake')!;
     const live = 1000 + 3 * MiB;
     expect(plan.kind).toBe('planner');
@@ -107,12 +123,25 @@ describe('planner rows', () => {
     expect(plan.replays).toBe(3);
     // One plan per row (fake and declines), however many capacities the search tries.
     expect(planCalls).toBe(2);
-    // Best first: the arena is below naive's 4 MiB + 1 KiB (the real plan:greedy-by-size is exact).
+    // Ranked by their arena: below naive's 4 MiB + 1 KiB (the real plan:greedy-by-size is exact).
     const order = report.allocators.map((a) => a.name);
-    expect(order[0]).toBe('plan:greedy-by-size');
-    expect(order.indexOf('plan:fake')).toBeLessThan(order.indexOf('naive'));
+    expect(order).toEqual(['plan:greedy-by-size', 'plan:fake', 'naive']);
     // A strategy that declines the trace is listed as skipped, with its reason.
-    expect(report.skipped.filter((x) => x.name.startsWith('plan:'))).toEqual([{ name: 'plan:declines', reason: 'too large for this strategy' }]);
+    expect(report.skipped).toEqual([{ name: 'plan:declines', reason: 'too large for this strategy' }]);
+    // Labelled as offline bounds in every format: the note (JSON, text, Markdown, HTML) and the table's cell.
+    expect(report.notes).toEqual([
+      'rows marked "offline bound" (plan:*) are offline plans: the planner saw every size and lifetime of the trace ahead, ' +
+        'as no allocator serving requests in order can; they bound what is possible and are not allocators to run',
+    ]);
+    const text = renderCompareText(report);
+    expect(text).toMatch(/│ 1 │ plan:greedy-by-size \(offline bound\)\s+│\s+3\.00 MiB │/);
+    expect(text).toMatch(/│ 3 │ naive\s+│/);
+    // The best the status line names is the best allocator one can run.
+    expect(text.split('\n')[2]).toBe('✔ fits: all 3 allocators fit (unlimited capacity); best naive: peak reserved 4.00 MiB, +33.32% over the lower bound 3.00 MiB');
+    const md = renderCompareMarkdown(report);
+    expect(md).toContain('| 1 | plan:greedy-by-size (offline bound) | 3.00 MiB |');
+    expect(md.split('\n')[0]).toContain('best `naive`');
+    expect(md).toContain('> rows marked "offline bound" (plan:*)');
   });
 
   it('OOM when the arena exceeds the capacity, by capacity or by their own overhead', async () => {

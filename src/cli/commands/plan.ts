@@ -29,6 +29,7 @@ const schema = z.object({
   timeLimit: durationArg.default(60_000),
   nodeBudget: intArg.default(DEFAULT_NODE_BUDGET),
   capacity: bytesArg.optional(),
+  memoryLimit: bytesArg.optional(),
   format: z.enum(['text', 'json', 'csv']).default('text'),
   output: z.string().optional(),
   ...traceInputFields,
@@ -49,7 +50,8 @@ export function planCommand(): Command {
       .option('--alignment <bytes>', 'offsets are multiples of this (TFLite base_addr_align_bytes, XLA alignment)', '1')
       .option('--capacity <bytes>', 'best: find a packing that fits in this many bytes (feasibility, as minimalloc is used) instead of the smallest; exit 1 when none is found')
       .option('--node-budget <nodes>', `work budget of best's exact search, in search nodes: where an unfinished search stops, the same on every run (0 turns the search off)`, String(DEFAULT_NODE_BUDGET))
-      .option('--time-limit <duration>', 'wall-clock cap of the whole run (e.g. 10s, 500ms, 2m); a search cut by it says so, and may differ on a rerun', '60s')
+      .option('--time-limit <duration>', 'wall-clock cap of the whole run (e.g. 10s, 500ms, 2m); a search cut by it says so, and may differ on a rerun; any other strategy still running then stops with exit 2', '60s')
+      .option('--memory-limit <bytes>', "memory the strategies may use (e.g. 8GiB; default: half of the machine's); a strategy that would need more is refused with exit 2 before it starts")
       .addOption(new Option('-f, --format <format>', 'text table, memsim.plan/1 JSON, or the records with an offset column (csv)').choices(['text', 'json', 'csv']).default('text'))
       .option('--output <file>', 'write to a file instead of stdout')
       .option('--no-color', 'no colours in the text table')
@@ -87,6 +89,7 @@ Examples:
           alignmentBytes: o.alignment,
           timeLimitMs: o.timeLimit,
           nodeBudget: o.nodeBudget,
+          ...(o.memoryLimit !== undefined ? { memoryBytes: o.memoryLimit } : {}),
           ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
         });
         if (o.format === 'json') {

@@ -1,4 +1,4 @@
-import { ConflictIndex, orderBy, timeAxis } from '../time-index.js';
+import { intervalIndex, orderBy, timeAxis } from '../time-index.js';
 import type { ObjectsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
 
 /** Per object: the records assigned to it, as sorted (first, last) arrays (they never overlap). */
@@ -72,14 +72,13 @@ export function greedyByBreadthObjects(r: UsageRecords): ObjectsAssignment {
   const axis = timeAxis(r);
   const T = axis.times.length;
   const breadthDiff = new Float64Array(T + 1);
-  const index = new ConflictIndex(axis);
+  const index = intervalIndex(r);
   const unassigned = new RangeAddPoint(T);
   for (let i = 0; i < n; i++) {
     const a = axis.fi[i] as number;
     const b = axis.li[i] as number;
     breadthDiff[a] = (breadthDiff[a] as number) + (r.size[i] as number);
     breadthDiff[b + 1] = (breadthDiff[b + 1] as number) - (r.size[i] as number);
-    index.insert(i);
     unassigned.rangeAdd(a, b, 1);
   }
   const breadth = new Float64Array(T);
@@ -94,7 +93,7 @@ export function greedyByBreadthObjects(r: UsageRecords): ObjectsAssignment {
   for (let k = 0; k < T; k++) {
     const t = taskOrder[k] as number;
     if (unassigned.get(t) <= 0) continue;
-    const count = index.query(t, t, live);
+    const count = index.liveAt(t, live, 0);
     const profile = Array.from(live.subarray(0, count)).filter((i) => objectIds[i] === -1);
     profile.sort((x, y) => (r.size[y] as number) - (r.size[x] as number) || x - y);
     for (const rec of profile) {

@@ -1,6 +1,17 @@
+import { Clock, NO_LIMITS, type PlanLimits } from '../limits.js';
 import { PairHeap } from '../pair-heap.js';
 import { executionOrder } from '../time-index.js';
 import type { ObjectsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
+import { greedyBySizeObjects } from './greedy-by-size-objects.js';
+
+/**
+ * Edges the path searches may scan in all, a deterministic bound on the work: about a second. Past
+ * it the flow is abandoned (a partial flow is no assignment).
+ */
+export const MIN_COST_FLOW_WORK = 50_000_000;
+
+const count = (n: number): string => n.toLocaleString('en-US');
+const sum = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);
 
 /**
  * TFLite's MinCostFlowAssignment (memory_management/min_cost_flow_assignment.cc). A bipartite flow
@@ -12,9 +23,13 @@ import type { ObjectsAssignment, PlannerDefinition, UsageRecords } from '../type
  * saturated reuse edges, in the order of the source's edges.
  *
  * The graph has O(n²) edges and each path costs up to O(E): for small graphs only. TFLite keeps
- * costs in 32-bit ints; here they are exact (sizes past 2 GiB do not wrap).
+ * costs in 32-bit ints; here they are exact (sizes past 2 GiB do not wrap). Returns null when the
+ * path searches would scan more than `work` edges; reads the clock as it goes.
  */
-export function minCostFlowObjects(r: UsageRecords): ObjectsAssignment {
+export function minCostFlowObjects(r: UsageRecords, limits: PlanLimits = NO_LIMITS, work = Infinity): ObjectsAssignment | null {
+  const clock = new Clock(limits, r.count, 'augmenting paths');
+  let scanned = 0;
+  let nextCheck = 1 << 20;
   const n = r.count;
   const source = 2 * n;
   const sink = source + 1;
@@ -61,6 +76,7 @@ export function minCostFlowObjects(r: UsageRecords): ObjectsAssignment {
   const dist = new Float64Array(V);
   const lastIt = new Int32Array(V);
   for (;;) {
+    clock.tick();
     dist.fill(Infinity);
     lastIt.fill(0);
     let it = 1;
@@ -73,6 +89,12 @@ export function minCostFlowObjects(r: UsageRecords): ObjectsAssignment {
       for (let q = 0; q < cur.length; q++) {
         const v = cur[q] as number;
         const out = edgesFrom[v] as number[];
+        scanned += out.length;
+        if (scanned > work) return null;
+        if (scanned >= nextCheck) {
+          nextCheck += 1 << 20;
+          clock.check();
+        }
         for (let k = 0; k < out.length; k++) {
           const e = out[k] as number;
           if ((cap[e] as number) <= 0) continue;
@@ -130,15 +152,50 @@ export function minCostFlowObjects(r: UsageRecords): ObjectsAssignment {
   return { kind: 'objects', objectIds, objectSizes };
 }
 
+/**
+ * The min-cost-flow strategy as `plan` runs it: TFLite's flow, bounded by a work budget, and never
+ * worse than greedy-by-size (objects). The flow minimizes the cost of its chains, in which a reuse
+ * costs the growth over the previous record rather than over the object, so it can need many times
+ * the lower bound where the greedy reaches it (records of random sizes one after the other); then,
+ * and when the budget runs out, the greedy's plan is reported and a note says so.
+ */
+export function minCostFlowBounded(r: UsageRecords, limits: PlanLimits = NO_LIMITS, work = MIN_COST_FLOW_WORK): ObjectsAssignment {
+  const flow = minCostFlowObjects(r, limits, work);
+  const greedy = greedyBySizeObjects(r);
+  const greedyTotal = sum(greedy.objectSizes);
+  if (!flow) {
+    return {
+      ...greedy,
+      notes: [
+        `min-cost-flow: the flow was abandoned past its work budget of ${count(work)} edge scans (${count(r.count)} records); ` +
+          `the plan reported is greedy-by-size's (objects, ${count(greedyTotal)} B)`,
+      ],
+    };
+  }
+  const flowTotal = sum(flow.objectSizes);
+  if (greedyTotal < flowTotal) {
+    return {
+      ...greedy,
+      notes: [
+        `min-cost-flow: TFLite's flow needs ${count(flowTotal)} B (its reuse costs count growth over the previous record, not the object); ` +
+          `the plan reported is greedy-by-size's (objects, ${count(greedyTotal)} B)`,
+      ],
+    };
+  }
+  return flow;
+}
+
 export const minCostFlow: PlannerDefinition = {
   name: 'min-cost-flow',
   kind: 'objects',
-  description: 'reuse as a min-cost flow: a new object costs its size, reuse costs the growth',
+  description: 'reuse as a min-cost flow: a new object costs its size, reuse costs the growth (never worse than greedy-by-size)',
   source: 'tflite MinCostFlowAssignment (memory_management/min_cost_flow_assignment.cc)',
   maxRecords: 1_000,
-  // Not a candidate of best: its packings laid out as offsets are far above greedy-by-size's on every
-  // input measured (minimalloc's A-K: 1.01-3.0x), and it costs seconds where the others cost
-  // milliseconds (3.5 s on K's 454 records).
+  // Edges (O(n²), four numbers each, and their reverses) and greedy-by-size's O(n·m) distances.
+  memoryBytes: (r) => 80 * r.count * r.count + 256 * r.count,
+  // Not a candidate of best: laid out as offsets its plans are far above greedy-by-size's (offsets)
+  // on every input measured (minimalloc's A-K: 1.01-3.0x), and it costs seconds where the others
+  // cost milliseconds (2.8 s on K's 454 records).
   inBest: false,
-  plan: (r) => minCostFlowObjects(r),
+  plan: (r, o) => minCostFlowBounded(r, o.limits),
 };

@@ -1,5 +1,5 @@
-import { Placement } from '../placement.js';
-import { alignUp } from '../records.js';
+import { Placement, PLACEMENT_BYTES_PER_RECORD } from '../placement.js';
+import { Clock, NO_LIMITS, type PlanLimits } from '../limits.js';
 import type { OffsetsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
 
 /**
@@ -11,8 +11,9 @@ import type { OffsetsAssignment, PlannerDefinition, UsageRecords } from '../type
  * when none fits, it goes on top of the highest of them and the heap grows. Chunk ends are rounded
  * up to the alignment. Zero-sized buffers sit at offset 0, as in XLA.
  */
-export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spatial' | 'temporal'): OffsetsAssignment {
-  const p = new Placement(r);
+export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spatial' | 'temporal', limits: PlanLimits = NO_LIMITS): OffsetsAssignment {
+  const clock = new Clock(limits, r.count);
+  const p = new Placement(r, alignmentBytes);
   const n = r.count;
   const duration = (i: number): number => (r.last[i] as number) - (r.first[i] as number);
   // Both comparators end with the buffer id, so the order is total and any sort gives it.
@@ -23,6 +24,7 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
   );
   let heapSize = 0;
   for (let k = 0; k < n; k++) {
+    clock.tick();
     const rec = order[k] as number;
     const size = r.size[rec] as number;
     if (size === 0) {
@@ -38,13 +40,13 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
         fitSize = freeSize;
       }
     };
+    // The gaps between the chunks that overlap it in time are those of their union (see Placement).
     let offset = 0;
-    const conflicting = p.conflicting(rec);
-    for (let j = 0; j < conflicting.length; j++) {
-      const other = conflicting[j] as number;
-      const chunkOffset = p.offsets[other] as number;
+    const m = p.occupied(rec);
+    for (let j = 0; j < m; j++) {
+      const chunkOffset = p.runStart[j] as number;
       if (offset < chunkOffset) useFreeChunk(offset, chunkOffset - offset);
-      offset = Math.max(offset, alignUp(chunkOffset + (r.size[other] as number), alignmentBytes));
+      offset = p.runEnd[j] as number;
     }
     useFreeChunk(offset, heapSize - offset);
     if (fitOffset < 0) {
@@ -61,8 +63,9 @@ export const xlaSpatial: PlannerDefinition = {
   kind: 'offsets',
   description: 'XLA global decreasing-size best fit, spatial order (size, then live range)',
   source: 'xla GlobalDecreasingSizeBestFitHeap kSpatial (service/heap_simulator)',
+  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
   inBest: true,
-  plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'spatial'),
+  plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'spatial', o.limits),
 };
 
 export const xlaTemporal: PlannerDefinition = {
@@ -70,6 +73,7 @@ export const xlaTemporal: PlannerDefinition = {
   kind: 'offsets',
   description: 'XLA global decreasing-size best fit, temporal order (live range, then size)',
   source: 'xla GlobalDecreasingSizeBestFitHeap kTemporal (service/heap_simulator)',
+  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
   inBest: true,
-  plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'temporal'),
+  plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'temporal', o.limits),
 };

@@ -6,7 +6,8 @@ import { CLIENT_CORE_JS } from './client-core.js';
 import { CLIENT_STATE_JS } from './client-state.js';
 import { CLIENT_HOLDERS_JS } from './client-holders.js';
 import { gzipSync } from 'node:zlib';
-import { esc, scriptText } from './escape.js';
+import { scriptText } from './escape.js';
+import { pageHead } from './head.js';
 import { compareHtml, detailsHtml, headerHtml, oomsHtml, summaryHtml } from './sections.js';
 import { PAGE_CSS } from './style.js';
 
@@ -65,19 +66,7 @@ export function renderHtmlReport(d: VisualReport<CompareReport>, assets: HtmlAss
     '<noscript><p>The charts and the state view need JavaScript; the tables above do not.</p></noscript>',
   ];
   return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
-    '<meta name="color-scheme" content="light dark">',
-    `<meta name="generator" content="memsim ${esc(d.tool.version)}">`,
-    `<title>${esc(title)}</title>`,
-    '<link rel="icon" href="data:,">',
-    `<style>\n${assets.uplotCss}\n${PAGE_CSS}</style>`,
-    '</head>',
-    '<body>',
+    ...pageHead({ title, version: d.tool.version, css: `${assets.uplotCss}\n${PAGE_CSS}`, csp: CSP }),
     ...sections,
     `<script type="application/octet-stream" id="memsim-data" data-encoding="gzip+base64">\n${packData(d)}\n</script>`,
     `<script>\n${licenseComment(assets)}\n${scriptText(assets.uplotJs)}\n</script>`,

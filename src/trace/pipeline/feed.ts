@@ -19,10 +19,16 @@ export const PIPELINE_MIN_BYTES = 8 * 2 ** 20;
 /** Formats whose events stream from the start of the file, meta first (a JSON trace may end with its meta). */
 const STREAMED_FORMATS: readonly string[] = ['csv', 'jsonl'];
 
-/** The reading thread's module: the built one, from `dist/`, the CLI bundle or the sources (tests). */
+/**
+ * The reading thread's module: the built one (bundled, else from `dist/`), whether this module runs
+ * from `dist/`, the CLI bundle or the sources (tests).
+ */
 function readerUrl(): URL | null {
-  const url = packageFile('dist/trace/pipeline/reader-thread.js');
-  return existsSync(fileURLToPath(url)) ? url : null;
+  for (const path of ['dist/reader-bundle/reader-thread.js', 'dist/trace/pipeline/reader-thread.js']) {
+    const url = packageFile(path);
+    if (existsSync(fileURLToPath(url))) return url;
+  }
+  return null;
 }
 
 /**

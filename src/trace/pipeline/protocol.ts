@@ -7,7 +7,10 @@ import type { Trace } from '../model.js';
 export interface ReaderInit {
   path: string;
   options: Pick<ReadOptions, 'lenient' | 'format' | 'device' | 'allocatorName'>;
-  /** Publish the trace so far after every this many events. */
+  /**
+   * Publish the trace so far after every this many events; the first publications come sooner
+   * (after `every / 16` events, then doubling), so that the replay starts early.
+   */
   every: number;
 }
 

@@ -14,8 +14,15 @@ const init = workerData as ReaderInit;
 const port = parentPort as NonNullable<typeof parentPort>;
 const post = (m: ReaderMessage): void => port.postMessage(m);
 
+// The builder calls `publish` every `every / 16` events; the trace is posted at `every / 16`,
+// `every / 8`, … events, then every `every` events: the replaying thread waits for the first events
+// only as long as a few thousand take to read.
+const step = Math.max(1, init.every >> 4);
+let nextPost = step;
 let tagsSent = 0;
 function publish(b: TraceBuilder): void {
+  if (b.length < nextPost) return;
+  nextPost = b.length < init.every ? b.length * 2 : b.length + init.every;
   const t = b.partial();
   const tags = t.tags;
   const partial: PartialTrace = { ...t, ids: t.ids.shareable(), tagsFrom: tagsSent, newTags: tags.slice(tagsSent) };
@@ -27,7 +34,7 @@ function publish(b: TraceBuilder): void {
 try {
   const opened = openTrace(init.path, init.options);
   await loadReader(opened.reader);
-  const builder = new TraceBuilder(init.path, { ...init.options, source: opened.src, onEvents: { every: init.every, call: publish } });
+  const builder = new TraceBuilder(init.path, { ...init.options, source: opened.src, onEvents: { every: step, call: publish } });
   const recorded = opened.reader.read(opened.src, builder, init.options);
   opened.src.close();
   const trace = builder.finish(opened.reader.format, recorded ?? undefined);

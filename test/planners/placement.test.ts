@@ -1,0 +1,93 @@
+/**
+ * The structures behind the placement loops against plain definitions on random records: the
+ * interval index lists exactly the records live at a time and those starting in a range, and the
+ * placement's runs are exactly the union of the conflicting placed records' aligned ranges.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { makeRecords, type UsageRecords } from '../../src/planners/index.js';
+import { Placement } from '../../src/planners/placement.js';
+import { intervalIndex, timeAxis } from '../../src/planners/time-index.js';
+
+const up = (n: number, a: number): number => Math.ceil(n / a) * a;
+
+/** Records with shared and distinct first times, long and short lives, zero sizes. */
+const recordsArb = fc
+  .array(fc.record({ size: fc.integer({ min: 0, max: 100 }), first: fc.integer({ min: 0, max: 60 }), len: fc.oneof(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 80 })) }), {
+    maxLength: 80,
+  })
+  .map((xs) => makeRecords(xs.map((x) => ({ size: x.size, first: x.first, last: x.first + x.len }))));
+
+/** The union of [s, e) ranges, coalesced (overlapping or touching ranges are one run), as pairs. */
+function union(ranges: [number, number][]): [number, number][] {
+  const sorted = ranges.filter(([s, e]) => e > s).sort((x, y) => x[0] - y[0]);
+  const out: [number, number][] = [];
+  for (const [s, e] of sorted) {
+    const last = out[out.length - 1];
+    if (last && s <= last[1]) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
+  }
+  return out;
+}
+
+const overlaps = (r: UsageRecords, i: number, j: number): boolean =>
+  (r.first[i] as number) <= (r.last[j] as number) && (r.first[j] as number) <= (r.last[i] as number);
+
+describe('interval index', () => {
+  it('lists every record live at each time index once, and those starting in any range', () => {
+    fc.assert(
+      fc.property(recordsArb, (r) => {
+        const axis = timeAxis(r);
+        const index = intervalIndex(r);
+        const out = new Int32Array(r.count + 1);
+        for (let t = 0; t < axis.times.length; t++) {
+          const k = index.liveAt(t, out, 0);
+          const got = Array.from(out.subarray(0, k)).sort((a, b) => a - b);
+          const want = Array.from({ length: r.count }, (_, i) => i).filter((i) => (axis.fi[i] as number) <= t && t <= (axis.li[i] as number));
+          expect(got).toEqual(want);
+          for (let b = t; b < axis.times.length; b++) {
+            const starting = Array.from(index.startOrder.subarray(index.timeStart[t + 1] as number, index.timeStart[b + 1] as number));
+            const want = Array.from({ length: r.count }, (_, i) => i).filter((i) => (axis.fi[i] as number) > t && (axis.fi[i] as number) <= b);
+            // By first time, ties in record order.
+            want.sort((x, y) => (axis.fi[x] as number) - (axis.fi[y] as number) || x - y);
+            expect(starting).toEqual(want);
+          }
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('placement', () => {
+  it('occupied() is the union of the aligned ranges of the placed records that conflict', () => {
+    fc.assert(
+      fc.property(
+        recordsArb,
+        fc.constantFrom(1, 1, 8, 64),
+        fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 80, maxLength: 80 }),
+        fc.array(fc.boolean(), { minLength: 80, maxLength: 80 }),
+        (r, align, spots, indexedFlags) => {
+          const p = new Placement(r, align);
+          const placed: number[] = [];
+          for (let i = 0; i < r.count; i++) {
+            const m = p.occupied(i);
+            const got: [number, number][] = [];
+            for (let j = 0; j < m; j++) got.push([p.runStart[j] as number, p.runEnd[j] as number]);
+            const want = union(placed.filter((j) => overlaps(r, i, j)).map((j) => [p.offsets[j] as number, up((p.offsets[j] as number) + (r.size[j] as number), align)]));
+            expect(got).toEqual(want);
+            const conflicting = Array.from(p.conflicting(i));
+            const byOffset = placed.filter((j) => overlaps(r, i, j)); // placement order: a stable sort by offset keeps it on ties
+            byOffset.sort((x, y) => (p.offsets[x] as number) - (p.offsets[y] as number));
+            expect(conflicting).toEqual(byOffset);
+            const offset = (spots[i] as number) * align;
+            const indexed = indexedFlags[i] as boolean;
+            p.place(i, offset, indexed);
+            if (indexed) placed.push(i);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
