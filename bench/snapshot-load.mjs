@@ -1,12 +1,21 @@
-// Load time of PyTorch memory snapshots: the shared real file (when present) and a synthetic
+// Load time of PyTorch memory snapshots: the shared real files (when present) and a synthetic
 // snapshot of about 100 MB made with memsim's own pickle writer (written to a temporary file and
-// removed afterwards). Run after `npm run build`:
-//   node bench/snapshot-load.mjs [--mb 100] [--keep /tmp/big.pickle]
-import { existsSync, rmSync, statSync, writeFileSync, readFileSync, mkdtempSync } from 'node:fs';
+// removed afterwards). Each file is read side by side (alternating, best of --repeat) by readTrace,
+// which reads device_traces straight into columns, and by the plain route the reader falls back to
+// (every value unpickled, then the entries converted): MB/s of each and their ratio. Each read is a
+// fresh process, as a command is (a process that ran one route runs the other's shared code
+// de-optimized). Run after `npm run build`:
+//   node bench/snapshot-load.mjs [--mb 100] [--repeat 3] [--keep /tmp/big.pickle]
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pickle } from '../dist/trace/pytorch/pickle-writer.js';
 import { unpickle } from '../dist/trace/pytorch/pickle.js';
+import { unpickleSnapshot } from '../dist/trace/pytorch/snapshot-unpickler.js';
+import { importSnapshot } from '../dist/trace/pytorch/import.js';
+import { parseSnapshot } from '../dist/trace/pytorch/snapshot.js';
+import { openTrace, readOpenedTrace } from '../dist/trace/open.js';
 import { readTrace } from '../dist/trace/read.js';
 
 const args = process.argv.slice(2);
@@ -16,6 +25,7 @@ const arg = (name, def) => {
 };
 const targetMb = Number(arg('--mb', '100'));
 const keep = arg('--keep', undefined);
+const repeat = Math.max(1, Number(arg('--repeat', '3')));
 
 /** A deterministic generator (xorshift). */
 function rng(seed) {
@@ -105,26 +115,79 @@ function time(fn) {
   return [r, performance.now() - t0];
 }
 
-const real = resolve(import.meta.dirname, '..', '..', 'shared', 'traces', 'pytorch', 'bcrafton_memory_snapshot.pickle');
-if (existsSync(real)) {
-  const [, ms] = time(() => readTrace(real));
-  const [, ms2] = time(() => readTrace(real));
-  const [, up] = time(() => unpickle(readFileSync(real)));
-  console.log(`real ${real.split('/').pop()} (${(statSync(real).size / 1e6).toFixed(2)} MB): readTrace ${ms.toFixed(0)} ms (second run ${ms2.toFixed(0)} ms), unpickle alone ${up.toFixed(0)} ms`);
-} else {
-  console.log(`(shared real snapshot not found at ${real}; skipped)`);
+/** Wall and CPU milliseconds of `fn` (CPU time is the steadier figure on a shared machine). */
+function timeCpu(fn) {
+  const c0 = process.cpuUsage();
+  const [r, ms] = time(fn);
+  const c = process.cpuUsage(c0);
+  return [r, ms, (c.user + c.system) / 1000];
 }
 
-const [snap, genMs] = time(() => syntheticSnapshot(targetMb * 1e6));
-const [bytes, pickMs] = time(() => pickle(snap));
+/** The plain route: every value of the pickle unpickled, then parsed and converted (what readTrace falls back to). */
+function readPlain(file) {
+  const opened = openTrace(file);
+  const reader = { ...opened.reader, read: (_src, builder, o) => importSnapshot(parseSnapshot(unpickle(readFileSync(file), file), file), file, builder, o.device) };
+  return readOpenedTrace({ ...opened, reader });
+}
+
+/** One read in this process: `direct` (readTrace) or `plain`; prints wall ms, CPU ms, events. */
+function readOnce(route, file) {
+  const [t, ms, cpu] = timeCpu(() => (route === 'direct' ? readTrace(file) : readPlain(file)));
+  console.log(JSON.stringify({ ms, cpu, events: t.length }));
+}
+
+function spawnRead(route, file) {
+  const r = spawnSync(process.execPath, [import.meta.filename, '--one', route, file], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`snapshot read failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+/** readTrace beside the plain route on one file, alternating, best of `repeat`, each in a fresh process. */
+function sideBySide(file, label) {
+  const mb = statSync(file).size / 1e6;
+  const direct = unpickleSnapshot(readFileSync(file), file).traces !== undefined;
+  const best = { a: Infinity, b: Infinity, ca: Infinity, cb: Infinity };
+  let events = 0;
+  for (let i = 0; i < repeat; i++) {
+    const x = spawnRead('direct', file);
+    events = x.events;
+    best.a = Math.min(best.a, x.ms);
+    best.ca = Math.min(best.ca, x.cpu);
+    const y = spawnRead('plain', file);
+    best.b = Math.min(best.b, y.ms);
+    best.cb = Math.min(best.cb, y.cpu);
+  }
+  const rate = (ms) => (mb / (ms / 1000)).toFixed(1);
+  console.log(
+    `${label} (${mb.toFixed(2)} MB, ${events} events${direct ? '' : ', not read directly'}): ` +
+      `readTrace ${best.a.toFixed(0)} ms (${rate(best.a)} MB/s; CPU ${best.ca.toFixed(0)} ms, ${rate(best.ca)} MB/s), ` +
+      `plain route ${best.b.toFixed(0)} ms (${rate(best.b)} MB/s; CPU ${best.cb.toFixed(0)} ms): ${(best.b / best.a).toFixed(2)}x, CPU ${(best.cb / best.ca).toFixed(2)}x`,
+  );
+}
+
+if (args[0] === '--one') {
+  readOnce(args[1], args[2]);
+  process.exit(0);
+}
+
+const realDir = resolve(import.meta.dirname, '..', '..', 'shared', 'traces', 'pytorch');
+if (existsSync(realDir)) {
+  for (const f of readdirSync(realDir).sort()) sideBySide(join(realDir, f), `real ${f}`);
+} else {
+  console.log(`(shared real snapshots not found at ${realDir}; skipped)`);
+}
+
 const dir = keep ? undefined : mkdtempSync(join(tmpdir(), 'memsim-bench-'));
 const file = keep ?? join(dir, 'synthetic.pickle');
-writeFileSync(file, bytes);
-console.log(`synthetic snapshot: ${(bytes.length / 1e6).toFixed(1)} MB, ${snap.device_traces[0].length} trace entries (generated in ${genMs.toFixed(0)} ms, pickled in ${pickMs.toFixed(0)} ms)`);
+{
+  // In a block: the generated structure is garbage before anything is timed.
+  const [snap, genMs] = time(() => syntheticSnapshot(targetMb * 1e6));
+  const [bytes, pickMs] = time(() => pickle(snap));
+  writeFileSync(file, bytes);
+  console.log(`synthetic snapshot: ${(bytes.length / 1e6).toFixed(1)} MB, ${snap.device_traces[0].length} trace entries (generated in ${genMs.toFixed(0)} ms, pickled in ${pickMs.toFixed(0)} ms)`);
+}
 try {
-  const [, up] = time(() => unpickle(readFileSync(file)));
-  const [trace, ms] = time(() => readTrace(file));
-  console.log(`synthetic: unpickle ${up.toFixed(0)} ms; readTrace (read + unpickle + convert + reconstruct) ${ms.toFixed(0)} ms -> ${trace.length} events`);
+  sideBySide(file, 'synthetic');
 } finally {
   if (dir) rmSync(dir, { recursive: true, force: true });
 }

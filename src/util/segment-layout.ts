@@ -48,6 +48,12 @@ export class SegmentLayout {
   /** Sum of live block sizes. */
   usedBytes = 0;
 
+  /**
+   * `bySize`: keep the free ranges ordered by size too, for {@link largestGapBytes} and
+   * {@link gapCount}; a layout that never asks for them (a snapshot's import) does without.
+   */
+  constructor(private readonly bySize = true) {}
+
   /** Number of segments. */
   get segmentCount(): number {
     return this.segs.size;
@@ -55,11 +61,13 @@ export class SegmentLayout {
 
   /** Number of free ranges inside segments. */
   get gapCount(): number {
+    if (!this.bySize) throw new Error('SegmentLayout: free ranges are not kept by size');
     return this.gapSizes.size;
   }
 
   /** The largest free range inside a segment (0 when none). */
   largestGapBytes(): number {
+    if (!this.bySize) throw new Error('SegmentLayout: free ranges are not kept by size');
     const n = this.gapSizes.last();
     return n < 0 ? 0 : this.gapSizes.a(n);
   }
@@ -116,12 +124,12 @@ export class SegmentLayout {
   private addGap(start: number, end: number): void {
     if (end <= start) return;
     this.gaps.insert(start, end);
-    this.gapSizes.insert(end - start, start);
+    if (this.bySize) this.gapSizes.insert(end - start, start);
   }
 
   private removeGap(start: number, end: number): void {
     this.gaps.remove(start, end);
-    this.gapSizes.remove(end - start, start);
+    if (this.bySize) this.gapSizes.remove(end - start, start);
   }
 
   /** Marks [start, end) free, merging with free neighbours in the same segment. */

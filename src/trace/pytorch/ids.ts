@@ -5,27 +5,37 @@ const HEX_DIGITS = [0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 
 /** Writes allocation ids `b<address hex>_<n>` as ASCII bytes into one scratch buffer. */
 export class IdWriter {
   readonly buf = new Uint8Array(48);
-  private readonly digits = new Uint8Array(16);
 
   /** Writes the id of the `n`-th allocation at `address`; returns its length in bytes. */
   write(address: number, n: number): number {
     const b = this.buf;
     b[0] = 0x62; // b
-    let p = this.number(address, 16, 1);
+    // The address in two 32-bit halves: integer digit arithmetic instead of division of doubles.
+    const hi = Math.floor(address / 4294967296);
+    const lo = address >>> 0;
+    let p = hi > 0 ? this.hex(lo, this.hex(hi, 1, 1), 8) : this.hex(lo, 1, 1);
     b[p++] = 0x5f; // _
-    p = this.number(n, 10, p);
+    p = this.decimal(n, p);
     return p;
   }
 
-  private number(v: number, radix: number, p: number): number {
-    const d = this.digits;
-    let k = 0;
+  /** `v` (below 2^32) in hexadecimal, at least `minDigits` digits, at `p`; returns the end. */
+  private hex(v: number, p: number, minDigits: number): number {
+    let digits = 1;
+    while (digits < 8 && v >>> (4 * digits) !== 0) digits++;
+    if (digits < minDigits) digits = minDigits;
+    for (let k = digits - 1; k >= 0; k--) this.buf[p++] = HEX_DIGITS[(v >>> (4 * k)) & 15] as number;
+    return p;
+  }
+
+  private decimal(v: number, p: number): number {
+    const start = p;
     let x = v;
     do {
-      d[k++] = x % radix;
-      x = Math.floor(x / radix);
+      this.buf[p++] = 0x30 + (x % 10);
+      x = Math.floor(x / 10);
     } while (x > 0);
-    while (k > 0) this.buf[p++] = HEX_DIGITS[d[--k] as number] as number;
+    this.buf.subarray(start, p).reverse();
     return p;
   }
 }

@@ -1,11 +1,12 @@
 import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, TAKE_OK } from '../../util/segment-layout.js';
 import type { TraceBuilder } from '../builder.js';
 import type { RecordedBlock, RecordedHistory, RecordedOom, RecordedSegment, RecordedSegmentEvent } from '../model.js';
+import { AddressMap } from './address-map.js';
 import { chooseDevice } from './device.js';
 import { AllocationRecords, IdWriter } from './ids.js';
 import { StackTable } from './stacks.js';
 import { describe, type FinalCheck } from './notes.js';
-import { type PickleValue, toPlain } from './pickle-value.js';
+import { toPlain } from './pickle-value.js';
 import { type InitialState, reconstructInitialState, segmentPoolBySize } from './reconstruct.js';
 import { blockBytesFromFree, type BlockRules, isSmallPool, roundSize, rulesFromSettings } from './round-size.js';
 import {
@@ -68,7 +69,7 @@ export function importSnapshot(snap: Snapshot, file: string, builder: TraceBuild
   return recorded;
 }
 
-function finalSegment(s: SnapshotSegment, liveAt: Map<number, number>): RecordedSegment {
+function finalSegment(s: SnapshotSegment, liveAt: AddressMap): RecordedSegment {
   return {
     address: s.address,
     sizeBytes: s.totalBytes,
@@ -82,7 +83,7 @@ function finalSegment(s: SnapshotSegment, liveAt: Map<number, number>): Recorded
       if (b.state !== 'free') {
         r.requestedBytes = b.requestedBytes;
         const a = liveAt.get(b.address);
-        if (a !== undefined) r.allocation = a;
+        if (a >= 0) r.allocation = a;
       }
       return r;
     }),
@@ -96,15 +97,17 @@ export class Converter {
   readonly ooms: RecordedOom[] = [];
   initialSegments: RecordedSegment[] = [];
   /** Address -> the live allocation there. */
-  readonly liveAt = new Map<number, number>();
+  readonly liveAt = new AddressMap();
   /** Address -> allocations made there so far (the `n` of the ids). */
-  private readonly occurrences = new Map<number, number>();
+  private readonly occurrences: AddressMap;
   /** The `n` of each allocation's id (its address is in `records`). */
   private readonly occ: number[] = [];
   private readonly idBytes = new IdWriter();
   /** Tag text -> the builder's tag index. */
   private readonly tagIndex = new Map<string, number>();
-  private readonly layout = new SegmentLayout();
+  /** Stack -> 1 + the builder's tag index of its innermost frame (0: not yet known). */
+  private tagOfStack = new Int32Array(1024);
+  private readonly layout = new SegmentLayout(false);
   /** The user stack of every allocation. */
   readonly stacks = new StackTable();
   initialCount = 0;
@@ -124,24 +127,35 @@ export class Converter {
     private readonly t: DeviceTrace,
     private readonly rules: BlockRules,
     private readonly initial: InitialState,
-  ) {}
+  ) {
+    // About one address per allocation: room for them at once.
+    this.occurrences = new AddressMap(Math.ceil(t.length / 2) + initial.allocations.length);
+  }
 
   /** The next occurrence number at an address (the `n` of a new allocation's id there). */
   private nextOcc(address: number): number {
-    const n = this.occurrences.get(address) ?? 0;
+    const n = Math.max(0, this.occurrences.get(address));
     this.occurrences.set(address, n + 1);
     return n;
   }
 
-  /** The tag of a frames list: its user stack's innermost frame (the rule of `FrameTags`). */
-  private tagOf(frames: PickleValue | undefined): number {
-    const tag = this.stacks.innermost(this.stacks.of(frames));
-    if (tag === undefined) return 0;
+  /** The tag of a stack: its innermost frame (the rule of `FrameTags`). */
+  private tagOf(stack: number): number {
+    if (stack === 0) return 0;
+    if (stack >= this.tagOfStack.length) {
+      const t = new Int32Array(Math.max(stack + 1, this.tagOfStack.length * 2));
+      t.set(this.tagOfStack);
+      this.tagOfStack = t;
+    }
+    const known = this.tagOfStack[stack] as number;
+    if (known > 0) return known - 1;
+    const tag = this.stacks.innermost(stack) as string;
     let i = this.tagIndex.get(tag);
     if (i === undefined) {
       i = this.b.internTagString(tag);
       this.tagIndex.set(tag, i);
     }
+    this.tagOfStack[stack] = i + 1;
     return i;
   }
 
@@ -161,9 +175,10 @@ export class Converter {
   run(): void {
     for (const s of this.initial.segments) this.layout.addSegment(s.start, s.end - s.start, s.stream, s.pool, s.isExpandable);
     for (const x of this.initial.allocations) {
-      const a = this.addAlloc(x.address, this.nextOcc(x.address), x.requestedBytes, 0, x.stream, this.tagOf(x.frames), undefined, 0);
+      const stack = this.stacks.of(x.frames);
+      const a = this.addAlloc(x.address, this.nextOcc(x.address), x.requestedBytes, 0, x.stream, this.tagOf(stack), undefined, 0);
       if (a < 0) continue;
-      this.stacks.set(a, this.stacks.of(x.frames));
+      this.stacks.set(a, stack);
       this.place(a, x.address, x.blockBytes);
       this.initialCount++;
       this.initialBytes += x.requestedBytes;
@@ -243,7 +258,7 @@ export class Converter {
     const requested = t.size[k] as number;
     const stream = t.stream[k] as number;
     const liveThere = this.liveAt.get(address);
-    if (liveThere !== undefined) {
+    if (liveThere >= 0) {
       // An alloc over a live block: let the builder report it (or count it under --lenient).
       this.addAlloc(address, this.occ[liveThere] as number, requested, NaN, stream, 0, this.time(k), k + 1);
       return;
@@ -251,10 +266,11 @@ export class Converter {
     const rounded = roundSize(requested, this.rules);
     const free = this.layout.freeBytesFrom(address);
     const bytes = free >= rounded ? blockBytesFromFree(rounded, free, this.rules) : rounded;
-    const a = this.addAlloc(address, this.nextOcc(address), requested, NaN, stream, this.tagOf(t.frames[k]), this.time(k), k + 1);
+    const stack = t.stackOf(k, this.stacks);
+    const a = this.addAlloc(address, this.nextOcc(address), requested, NaN, stream, this.tagOf(stack), this.time(k), k + 1);
     if (a < 0) return;
     this.allocs++;
-    this.stacks.set(a, this.stacks.of(t.frames[k]));
+    this.stacks.set(a, stack);
     this.place(a, address, bytes, k);
   }
 
@@ -262,10 +278,10 @@ export class Converter {
     const t = this.t;
     const address = t.addr[k] as number;
     const a = this.liveAt.get(address);
-    if (a === undefined) {
+    if (a < 0) {
       // Not live: a second free of the same block. The builder names it (or counts it).
       const n = this.occurrences.get(address);
-      this.addFree(address, n === undefined ? 0 : n - 1, t.stream[k] as number, this.time(k), k + 1);
+      this.addFree(address, n < 0 ? 0 : n - 1, t.stream[k] as number, this.time(k), k + 1);
       return;
     }
     if (this.addFree(address, this.occ[a] as number, t.stream[k] as number, this.time(k), k + 1) < 0) return;
@@ -354,7 +370,7 @@ export class Converter {
         if (blk.state === 'free') continue;
         activeFinal.add(blk.address);
         const a = this.liveAt.get(blk.address);
-        if (a === undefined) continue;
+        if (a < 0) continue;
         if (this.records.allocated[a] === blk.sizeBytes) {
           blocksMatch++;
         } else {
@@ -364,7 +380,9 @@ export class Converter {
       }
     }
     let liveNotInFinal = 0;
-    for (const addr of this.liveAt.keys()) if (!activeFinal.has(addr)) liveNotInFinal++;
+    this.liveAt.forEachKey((addr) => {
+      if (!activeFinal.has(addr)) liveNotInFinal++;
+    });
     return { segmentsMatch, blocksMatch, blocksDiffer, liveNotInFinal };
   }
 }

@@ -21,9 +21,9 @@ export interface PickleWriteOptions {
 
 /**
  * Writes plain data as a pickle, the way CPython's pickler lays it out (EMPTY_DICT + MARK + SETITEMS,
- * EMPTY_LIST + MARK + APPENDS in batches of 1000, memoized containers and strings, so shared objects
- * are written once and referenced with BINGET). memsim uses it to make test fixtures and benchmark
- * inputs; it writes nothing that the safe reader would refuse.
+ * EMPTY_LIST + MARK + APPENDS in batches of 1000, a batch of one as SETITEM or APPEND, memoized
+ * containers and strings, so shared objects are written once and referenced with BINGET). memsim uses
+ * it to make test fixtures and benchmark inputs; it writes nothing that the safe reader would refuse.
  */
 export function pickle(value: PickleWritable, options: PickleWriteOptions = {}): Buffer {
   const w = new Writer(options.protocol ?? 4);
@@ -121,9 +121,11 @@ class Writer {
       this.byte(0x5d);
       this.put(v, false);
       for (let i = 0; i < v.length; i += BATCH) {
-        this.byte(0x28);
+        // A batch of one is the item and APPEND, without MARK (CPython's _batch_appends).
+        const single = Math.min(v.length, i + BATCH) - i === 1;
+        if (!single) this.byte(0x28);
         for (let j = i; j < Math.min(v.length, i + BATCH); j++) this.value(v[j] as PickleWritable);
-        this.byte(0x65);
+        this.byte(single ? 0x61 : 0x65);
       }
       return;
     }
@@ -131,13 +133,15 @@ class Writer {
     this.put(v, false);
     const keys = Object.keys(v);
     for (let i = 0; i < keys.length; i += BATCH) {
-      this.byte(0x28);
+      // A batch of one is the key, the value and SETITEM, without MARK (CPython's _batch_setitems).
+      const single = Math.min(keys.length, i + BATCH) - i === 1;
+      if (!single) this.byte(0x28);
       for (let j = i; j < Math.min(keys.length, i + BATCH); j++) {
         const k = keys[j] as string;
         this.string(k);
         this.value((v as Record<string, PickleWritable>)[k] as PickleWritable);
       }
-      this.byte(0x75);
+      this.byte(single ? 0x73 : 0x75);
     }
   }
 

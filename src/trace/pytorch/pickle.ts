@@ -25,7 +25,7 @@ export function unpickle(buf: Uint8Array, file = '<pickle>'): PickleValue {
 }
 
 /** The opcodes, on the state of {@link PickleMachine}. */
-class Unpickler extends PickleMachine {
+export class Unpickler extends PickleMachine {
   /**
    * The machine. The opcodes that make up nearly all of a snapshot (memo references, small ints,
    * short strings, dict and list building) run here with the read position in a local; the others
@@ -138,7 +138,7 @@ class Unpickler extends PickleMachine {
   }
 
   /** Every opcode the hot loop does not handle itself; reads from and advances `this.pos`. */
-  private other(op: number): void {
+  protected other(op: number): void {
     const buf = this.buf;
     const view = this.view;
     const stack = this.stack;

@@ -3,9 +3,9 @@ import { TraceError } from '../../errors.js';
 import type { TraceReader } from '../readers.js';
 import type { ByteSource } from '../source.js';
 import { importSnapshot } from './import.js';
-import { unpickle } from './pickle.js';
 import type { PickleValue } from './pickle-value.js';
-import { parseSnapshot } from './snapshot.js';
+import { type DeviceTrace, parseSnapshot } from './snapshot.js';
+import { unpickleSnapshot } from './snapshot-unpickler.js';
 import { formatBytes } from '../../util/bytes.js';
 import { isPickle, looksLikeJson, sniffSnapshot, SNAPSHOT_EXTENSIONS, SNAPSHOT_READER_INFO } from './sniff.js';
 import { describeSystemError } from '../../util/system-error.js';
@@ -61,6 +61,7 @@ export const pytorchSnapshotReader: TraceReader = {
     const bytes = readAll(src);
     options.onProgress?.(bytes.length, bytes.length);
     let root: PickleValue;
+    let traces: DeviceTrace[] | undefined;
     if (looksLikeJson(bytes)) {
       if (bytes.length > MAX_SNAPSHOT_JSON_BYTES) {
         throw TraceError.at(src.file, undefined, `a snapshot in JSON larger than ${formatBytes(MAX_SNAPSHOT_JSON_BYTES)}, the most memsim reads (save it as a pickle)`);
@@ -71,8 +72,8 @@ export const pytorchSnapshotReader: TraceReader = {
         throw TraceError.at(src.file, undefined, `not valid JSON: ${(e as Error).message}`);
       }
     } else {
-      root = unpickle(bytes, src.file);
+      ({ root, traces } = unpickleSnapshot(bytes, src.file));
     }
-    return importSnapshot(parseSnapshot(root, src.file), src.file, builder, options.device);
+    return importSnapshot(parseSnapshot(root, src.file, traces), src.file, builder, options.device);
   },
 };

@@ -1,4 +1,5 @@
 import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, type LayoutSegment } from '../../util/segment-layout.js';
+import { AddressMap } from './address-map.js';
 import type { PickleValue } from './pickle-value.js';
 import { type BlockRules, isSmallPool, roundSize, SMALL_SIZE_BYTES } from './round-size.js';
 import {
@@ -43,7 +44,7 @@ export interface InitialState {
  * official viewer's MemoryView does to show an earlier moment).
  */
 function initialSegments(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): SegmentLayout {
-  const layout = new SegmentLayout();
+  const layout = new SegmentLayout(false);
   for (const s of finals) {
     if (!layout.addSegment(s.address, s.totalBytes, s.stream, s.pool === 'small' ? POOL_SMALL : POOL_LARGE, s.isExpandable)) {
       problems.push(`final segment at 0x${s.address.toString(16)} overlaps another one`);
@@ -68,28 +69,29 @@ function initialSegments(finals: SnapshotSegment[], t: DeviceTrace, problems: st
  * active blocks of the final segments that the window never touched.
  */
 function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): InitialAllocation[] {
-  const live = new Set<number>();
-  const touched = new Set<number>();
+  // Address -> 1 while an allocation of the window lives there; addresses the window touched.
+  const live = new AddressMap();
+  const touched = new AddressMap();
   const out: InitialAllocation[] = [];
   for (let k = 0; k < t.length; k++) {
     const a = t.action[k];
     if (a !== A_ALLOC && a !== A_FREE_COMPLETED) continue;
     const addr = t.addr[k] as number;
     if (a === A_ALLOC) {
-      live.add(addr);
-    } else if (live.has(addr)) {
+      live.set(addr, 1);
+    } else if (live.get(addr) >= 0) {
       live.delete(addr);
-    } else if (!touched.has(addr)) {
+    } else if (touched.get(addr) < 0) {
       // A free_completed's size is the block's requested size (free_block records requested_size).
       out.push({ address: addr, requestedBytes: t.size[k] as number, blockBytes: 0, stream: t.stream[k] as number, frames: undefined, liveAtEnd: false });
     }
-    touched.add(addr);
+    touched.set(addr, 1);
   }
   let unexplained = 0;
   for (const s of finals) {
     for (const b of s.blocks) {
-      if (b.state === 'free' || live.has(b.address)) continue;
-      if (touched.has(b.address)) {
+      if (b.state === 'free' || live.get(b.address) >= 0) continue;
+      if (touched.get(b.address) >= 0) {
         unexplained++;
         continue;
       }

@@ -1,5 +1,6 @@
 import { TraceError } from '../../errors.js';
 import { field, isDict, type PickleDict, type PickleValue } from './pickle-value.js';
+import type { StackTable } from './stacks.js';
 
 /** A block of a segment at the time of the dump. */
 export interface SnapshotBlock {
@@ -48,6 +49,11 @@ const ACTIONS = new Map<string, number>(Object.entries({
   oom: A_OOM,
 }));
 
+/** The code of an action name (A_OTHER for names this reader does not use). */
+export function actionCode(name: string): number {
+  return ACTIONS.get(name) ?? A_OTHER;
+}
+
 /** One device's trace as columns (entry k of `device_traces[d]` is row k). */
 export interface DeviceTrace {
   length: number;
@@ -58,7 +64,8 @@ export interface DeviceTrace {
   stream: Float64Array;
   /** `time_us`, NaN where absent. */
   time: Float64Array;
-  frames: (PickleValue | undefined)[];
+  /** The stack (in `stacks`) of entry k's frames. */
+  stackOf(k: number, stacks: StackTable): number;
   /** Entries with actions this reader does not use (e.g. `user_defined` annotations), by action. */
   otherActions: Map<string, number>;
 }
@@ -68,8 +75,11 @@ export interface Snapshot {
   /** `segments` for the oldest form (a bare list of segments), `dict` otherwise. */
   shape: 'segments' | 'dict';
   segments: SnapshotSegment[];
-  /** `device_traces[d]` as written (converted to columns only for the device imported). */
-  rawTraces: PickleValue[][];
+  /**
+   * `device_traces[d]` as written (converted to columns only for the device imported), or already
+   * in columns where the pickle was read straight into them (snapshot-unpickler.ts).
+   */
+  rawTraces: (PickleValue[] | DeviceTrace)[];
   settings: PickleDict | undefined;
   annotations: PickleValue | undefined;
 }
@@ -130,8 +140,12 @@ export function looksLikeSnapshot(root: PickleValue): boolean {
   return false;
 }
 
-/** Checks the structure of a snapshot and reads its segments (memory_snapshot.cpp's layout). */
-export function parseSnapshot(root: PickleValue, file: string): Snapshot {
+/**
+ * Checks the structure of a snapshot and reads its segments (memory_snapshot.cpp's layout).
+ * `decoded`: the device traces when the pickle was read straight into columns (then the root's
+ * `device_traces` is not read).
+ */
+export function parseSnapshot(root: PickleValue, file: string, decoded?: DeviceTrace[]): Snapshot {
   const f: Fields = new Fields(file);
   if (!looksLikeSnapshot(root)) {
     f.fail('top level', 'not a PyTorch memory snapshot (expected a dict with "segments" and "device_traces", or a list of segments)');
@@ -141,8 +155,8 @@ export function parseSnapshot(root: PickleValue, file: string): Snapshot {
   const segs = isList ? (root as PickleValue[]) : f.list(field(top as PickleDict, 'segments') ?? [], 'segments');
   const segments = segs.map((s, i) => parseSegment(f, s, `segments[${i}]`));
   checkOverlaps(f, segments);
-  const traces = top ? f.list(field(top, 'device_traces') ?? [], 'device_traces') : [];
-  const rawTraces = traces.map((t, d) => f.list(t, `device_traces[${d}]`));
+  const traces = decoded ?? (top ? f.list(field(top, 'device_traces') ?? [], 'device_traces') : []);
+  const rawTraces = decoded ?? traces.map((t, d) => f.list(t as PickleValue, `device_traces[${d}]`));
   const settings = top ? field(top, 'allocator_settings') : undefined;
   return {
     shape: isList ? 'segments' : 'dict',
@@ -242,8 +256,11 @@ function checkOverlaps(f: Fields, segments: SnapshotSegment[]): void {
 /** Converts `device_traces[d]` to columns, checking each entry. */
 export function traceColumns(snap: Snapshot, device: number, file: string): DeviceTrace {
   const f: Fields = new Fields(file);
-  const raw = snap.rawTraces[device] ?? [];
+  const given = snap.rawTraces[device] ?? [];
+  if (!Array.isArray(given)) return given;
+  const raw: PickleValue[] = given;
   const n = raw.length;
+  const frames = new Array<PickleValue | undefined>(n);
   const t: DeviceTrace = {
     length: n,
     action: new Uint8Array(n),
@@ -251,7 +268,7 @@ export function traceColumns(snap: Snapshot, device: number, file: string): Devi
     size: new Float64Array(n),
     stream: new Float64Array(n),
     time: new Float64Array(n),
-    frames: new Array<PickleValue | undefined>(n),
+    stackOf: (k, stacks) => stacks.of(frames[k]),
     otherActions: new Map(),
   };
   for (let k = 0; k < n; k++) {
@@ -272,7 +289,7 @@ export function traceColumns(snap: Snapshot, device: number, file: string): Devi
     t.stream[k] = f.atLeast(e, 'stream', where, 0, 0);
     const time = field(e, 'time_us');
     t.time[k] = typeof time === 'number' ? time : NaN;
-    t.frames[k] = field(e, 'frames');
+    frames[k] = field(e, 'frames');
   }
   return t;
 }

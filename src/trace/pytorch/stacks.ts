@@ -1,6 +1,8 @@
 import type { TraceStacks } from '../model.js';
 import { asFrame, classify, FALLBACK, PYTHON } from './frames.js';
 import { isDict, type PickleValue } from './pickle-value.js';
+import type { RawFrameLists } from './raw-frames.js';
+import { growU32, HASH_START, hashStep, RunIndex } from './run-index.js';
 
 /**
  * The user stacks of a snapshot's allocations, interned for {@link TraceStacks}: a stack keeps the
@@ -12,22 +14,25 @@ import { isDict, type PickleValue } from './pickle-value.js';
  */
 export class StackTable {
   private ofAllocation = new Uint32Array(1024);
-  private runStart = new Uint32Array(1024);
-  private frameRun = new Uint32Array(4096);
-  private runEnd = 0;
+  /** Stack s (from 1; 0 is the empty stack) is run s - 1. */
+  private readonly runs = new RunIndex();
   private readonly frames: string[] = [''];
   private readonly frameFile: number[] = [0];
   private readonly files: string[] = [''];
   private readonly frameIndex = new Map<string, number>();
   private readonly fileIndex = new Map<string, number>();
-  /** Hash of a stack's frame numbers -> the stacks with that hash. */
-  private readonly byHash = new Map<number, number | number[]>();
   private readonly lists = new Map<object, number>();
   private readonly frameDicts = new Map<object, number>();
-  /** Scratch: the user frames of the list being read (python ones first, then the fallback ones). */
-  private python = new Uint32Array(64);
+  /** The user frames of the list being read: its Python ones (written after the stored runs), its fallback ones. */
   private fallback = new Uint32Array(64);
-  private stacks = 1;
+  private np = 0;
+  /** Hash of the Python frames read so far (RunIndex.addHashed). */
+  private hash = HASH_START;
+  private nf = 0;
+  /** Stacks and frame codes of the raw lists of one snapshot, by raw list and raw frame number (-1: not yet read). */
+  private rawLists: RawFrameLists | undefined;
+  private rawStack = new Int32Array(0);
+  private rawFrameCode = new Int32Array(0);
   private used = false;
 
   /** The stack of a frames list (0 when it has no user frame). */
@@ -35,32 +40,78 @@ export class StackTable {
     if (!Array.isArray(frames) || frames.length === 0) return 0;
     const known = this.lists.get(frames);
     if (known !== undefined) return known;
-    let np = 0;
-    let nf = 0;
-    for (const v of frames) {
-      const c = this.frame(v);
-      const kind = c & 3;
-      if (kind === PYTHON) {
-        if (np === this.python.length) this.python = grow(this.python, np * 2);
-        this.python[np++] = c >>> 2;
-      } else if (kind === FALLBACK && np === 0) {
-        if (nf === this.fallback.length) this.fallback = grow(this.fallback, nf * 2);
-        this.fallback[nf++] = c >>> 2;
-      }
-    }
-    const s = np > 0 ? this.intern(this.python, np) : nf > 0 ? this.intern(this.fallback, nf) : 0;
+    this.np = 0;
+    this.nf = 0;
+    this.hash = HASH_START;
+    for (const v of frames) this.add(this.frame(v));
+    const s = this.finish();
     this.lists.set(frames, s);
     return s;
   }
 
+  /**
+   * The stack of frames list `r` of {@link RawFrameLists} (the lists of a snapshot's trace entries,
+   * read straight from the pickle): the same stack {@link of} gives for a list of the same frames.
+   */
+  ofRaw(r: number, raw: RawFrameLists): number {
+    if (this.rawLists !== raw) {
+      this.rawLists = raw;
+      this.rawStack = new Int32Array(raw.runs.count).fill(-1);
+      this.rawFrameCode = new Int32Array(raw.objects.length).fill(-1);
+    }
+    let s = this.rawStack[r] as number;
+    if (s >= 0) return s;
+    this.np = 0;
+    this.nf = 0;
+    this.hash = HASH_START;
+    const ids = raw.runs.data;
+    const codes = this.rawFrameCode;
+    for (let k = raw.runs.start[r] as number, end = raw.runs.start[r + 1] as number; k < end; k++) {
+      const f = ids[k] as number;
+      let c = codes[f] as number;
+      if (c < 0) {
+        c = f === 0 ? 0 : this.frame(raw.objects[f] as PickleValue);
+        codes[f] = c;
+      }
+      this.add(c);
+    }
+    s = this.finish();
+    this.rawStack[r] = s;
+    return s;
+  }
+
+  /** Adds one frame (as {@link frame} codes it) to the user frames of the list being read. */
+  private add(c: number): void {
+    const kind = c & 3;
+    if (kind === PYTHON) {
+      const at = this.runs.end + this.np;
+      if (at >= this.runs.data.length) this.runs.reserve(at + 1);
+      this.runs.data[at] = c >>> 2;
+      this.hash = hashStep(this.hash, c >>> 2);
+      this.np++;
+    } else if (kind === FALLBACK && this.np === 0) {
+      if (this.nf === this.fallback.length) this.fallback = growU32(this.fallback, this.nf * 2);
+      this.fallback[this.nf++] = c >>> 2;
+    }
+  }
+
+  /** The stack of the list read: its Python user frames, else its fallback ones, else 0. */
+  private finish(): number {
+    if (this.np > 0) return this.runs.addHashed(this.np, this.hash) + 1;
+    if (this.nf === 0) return 0;
+    this.runs.reserve(this.runs.end + this.nf);
+    this.runs.data.set(this.fallback.subarray(0, this.nf), this.runs.end);
+    return this.runs.add(this.nf) + 1;
+  }
+
   /** The innermost frame of stack `s` as `file:line:name` (the allocation's tag), or undefined for 0. */
   innermost(s: number): string | undefined {
-    return s === 0 ? undefined : this.frames[this.frameRun[this.runStart[s] as number] as number];
+    return s === 0 ? undefined : this.frames[this.runs.data[this.runs.start[s - 1] as number] as number];
   }
 
   /** Records the stack of allocation `a`. */
   set(a: number, stack: number): void {
-    if (a >= this.ofAllocation.length) this.ofAllocation = grow(this.ofAllocation, Math.max(a + 1, this.ofAllocation.length * 2));
+    if (a >= this.ofAllocation.length) this.ofAllocation = growU32(this.ofAllocation, a + 1);
     this.ofAllocation[a] = stack;
     if (stack !== 0) this.used = true;
   }
@@ -70,10 +121,13 @@ export class StackTable {
     if (!this.used) return undefined;
     const ofAllocation = new Uint32Array(allocCount);
     ofAllocation.set(this.ofAllocation.subarray(0, Math.min(allocCount, this.ofAllocation.length)));
+    const runs = this.runs;
+    const runStart = new Uint32Array(runs.count + 2);
+    runStart.set(runs.start.subarray(0, runs.count + 1), 1);
     return {
       ofAllocation,
-      runStart: this.runStart.slice(0, this.stacks + 1),
-      frameRun: this.frameRun.slice(0, this.runEnd),
+      runStart,
+      frameRun: runs.data.slice(0, runs.end),
       frames: this.frames,
       frameFile: Uint32Array.from(this.frameFile),
       files: this.files,
@@ -107,36 +161,4 @@ export class StackTable {
     this.frameIndex.set(text, k);
     return k;
   }
-
-  private same(s: number, run: Uint32Array, n: number): boolean {
-    const start = this.runStart[s] as number;
-    if ((this.runStart[s + 1] as number) - start !== n) return false;
-    for (let k = 0; k < n; k++) if (this.frameRun[start + k] !== run[k]) return false;
-    return true;
-  }
-
-  private intern(run: Uint32Array, n: number): number {
-    let h = 0x811c9dc5 ^ n;
-    for (let k = 0; k < n; k++) h = Math.imul(h ^ (run[k] as number), 16777619);
-    const found = this.byHash.get(h);
-    if (found !== undefined) {
-      for (const s of typeof found === 'number' ? [found] : found) if (this.same(s, run, n)) return s;
-    }
-    const s = this.stacks++;
-    if (this.runEnd + n > this.frameRun.length) this.frameRun = grow(this.frameRun, Math.max(this.runEnd + n, this.frameRun.length * 2));
-    this.frameRun.set(run.subarray(0, n), this.runEnd);
-    this.runEnd += n;
-    if (s + 1 >= this.runStart.length) this.runStart = grow(this.runStart, this.runStart.length * 2);
-    this.runStart[s + 1] = this.runEnd;
-    if (found === undefined) this.byHash.set(h, s);
-    else if (typeof found === 'number') this.byHash.set(h, [found, s]);
-    else found.push(s);
-    return s;
-  }
-}
-
-function grow(a: Uint32Array, n: number): Uint32Array<ArrayBuffer> {
-  const b = new Uint32Array(n);
-  b.set(a);
-  return b;
 }

@@ -1,0 +1,159 @@
+import type { PickleDict, PickleValue } from './pickle-value.js';
+import { HASH_START, hashStep, RunIndex } from './run-index.js';
+
+/**
+ * A container that the snapshot unpickler (snapshot-unpickler.ts) fills in its own form instead of
+ * building plain data: the `device_traces` list, a device's trace list, a trace entry, an entry's
+ * frames list. None of them may end up inside plain data; where a file would put one there, the
+ * snapshot is read again by the plain unpickler (see {@link ReadAgain}).
+ */
+export abstract class Decoded {}
+
+/**
+ * Thrown where a file is shaped in a way the direct decoding does not follow (a trace entry shared by
+ * two lists, a frames list changed after an entry took it, …): the caller reads the file again with
+ * the plain unpickler and the checks of snapshot.ts, which give the result (or the error) for any file.
+ */
+export class ReadAgain extends Error {}
+
+/** Where a frame dict's number among the frames of {@link RawFrameLists} is kept (not a dict key). */
+const FRAME_NUMBER = Symbol('frame number');
+
+type Numbered = PickleDict & { [FRAME_NUMBER]?: number };
+
+/** A trace entry's frames list while it is read (its elements follow the stored lists), then a list number. */
+export class FramesList extends Decoded {
+  /** The list's number once an entry has taken it (-1 before). */
+  raw = -1;
+  length = 0;
+  /** Hash of the elements so far (see RunIndex.addHashed). */
+  hash = HASH_START;
+}
+
+/**
+ * The frames lists of the trace entries, each stored once by content: list `r` is the frame numbers
+ * `runs.data[runs.start[r] .. runs.start[r + 1])`, frame `f` the dict `objects[f]` (0: an element
+ * that is not a dict). Frames are numbered by identity, as the plain path caches them: a stack follows
+ * from the list's frames in order, so lists with the same frames have the same stack (StackTable.ofRaw).
+ */
+export class RawFrameLists {
+  readonly runs = new RunIndex();
+  readonly objects: (PickleDict | null)[] = [null];
+  /** Frame number + 1 of the dict in each memo entry that {@link appendRun} met (0: not known). */
+  private byMemo: Int32Array<ArrayBuffer> = new Int32Array(0);
+  /** The list being filled (its elements are after the stored lists), or null. */
+  private open: FramesList | null = null;
+
+  /** Where the next elements of `list` go, or -1 when it cannot take any now. */
+  private tail(list: FramesList): number {
+    if (list.raw >= 0 || (this.open !== list && (this.open !== null || list.length > 0))) return -1;
+    return this.runs.end + list.length;
+  }
+
+  /** Appends `stack[from .. to)` to `list`. */
+  append(list: FramesList, stack: PickleValue[], from: number, to: number): void {
+    if (to <= from) return;
+    const at = this.tail(list);
+    if (at < 0) throw new ReadAgain('a frames list changed after an entry took it, or two filled at once');
+    this.runs.reserve(at + (to - from));
+    const ids = this.runs.data;
+    let h = list.hash;
+    for (let i = from; i < to; i++) {
+      const v = stack[i];
+      let f = 0;
+      if (typeof v === 'object' && v !== null) {
+        f = (v as Numbered)[FRAME_NUMBER] ?? this.number(v);
+      }
+      ids[at + i - from] = f;
+      h = hashStep(h, f);
+    }
+    list.hash = h;
+    this.open = list;
+    list.length += to - from;
+  }
+
+  /**
+   * MARK, then BINGET/LONG_BINGET of frame dicts already numbered, then APPENDS, read straight from
+   * the bytes at `pos` (just after the MARK) into `list`: returns the position after the APPENDS, or
+   * -1 (nothing done) where anything else comes, for the opcodes to be run one by one.
+   */
+  appendRun(list: FramesList, buf: Uint8Array, pos: number, memo: PickleValue[]): number {
+    const at = this.tail(list);
+    if (at < 0) return -1;
+    const end = buf.length;
+    let data = this.runs.data;
+    let known = this.byMemo;
+    let h = list.hash;
+    let n = 0;
+    let p = pos;
+    for (;;) {
+      if (p >= end) return -1;
+      const op = buf[p] as number;
+      let i: number;
+      if (op === 0x6a && p + 5 <= end) {
+        i = ((buf[p + 1] as number) | ((buf[p + 2] as number) << 8) | ((buf[p + 3] as number) << 16)) + (buf[p + 4] as number) * 16777216;
+        p += 5;
+      } else if (op === 0x68 && p + 2 <= end) {
+        i = buf[p + 1] as number;
+        p += 2;
+      } else if (op === 0x65) {
+        break;
+      } else {
+        return -1;
+      }
+      let f = i < known.length ? (known[i] as number) - 1 : -1;
+      if (f < 0) {
+        const v = memo[i];
+        if (typeof v !== 'object' || v === null) return -1;
+        const g = (v as Numbered)[FRAME_NUMBER];
+        if (g === undefined) return -1;
+        f = g;
+        if (i >= known.length) known = this.growKnown(Math.max(i + 1, memo.length));
+        known[i] = f + 1;
+      }
+      if (at + n >= data.length) {
+        this.runs.reserve(at + n + 1);
+        data = this.runs.data;
+      }
+      data[at + n++] = f;
+      h = hashStep(h, f);
+    }
+    if (n > 0) {
+      this.open = list;
+      list.length += n;
+      list.hash = h;
+    }
+    return p + 1;
+  }
+
+  /** A memo entry was stored again: its frame number no longer holds. */
+  forget(i: number): void {
+    if (i < this.byMemo.length) this.byMemo[i] = 0;
+  }
+
+  private growKnown(n: number): Int32Array<ArrayBuffer> {
+    const b = new Int32Array(Math.max(n, this.byMemo.length * 2));
+    b.set(this.byMemo);
+    this.byMemo = b;
+    return b;
+  }
+
+  /** A frame number for an element that has none yet (0 for one that is not a dict). */
+  private number(v: object): number {
+    if (v instanceof Decoded) throw new ReadAgain('a frames list holds a decoded container');
+    if (Array.isArray(v) || v instanceof Uint8Array) return 0;
+    const f = this.objects.length;
+    this.objects.push(v as PickleDict);
+    (v as Numbered)[FRAME_NUMBER] = f;
+    return f;
+  }
+
+  /** The number of a complete list (when an entry takes it): an equal stored list's, else a new one. */
+  seal(list: FramesList): number {
+    if (list.raw >= 0) return list.raw;
+    if (this.open !== list && this.open !== null) throw new ReadAgain('a frames list taken while another is filled');
+    this.open = null;
+    list.raw = this.runs.addHashed(list.length, list.hash);
+    return list.raw;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Runs of 32-bit numbers stored once each: run `r` is `data[start[r] .. start[r + 1])`, found again by
+ * content through an open-addressing table of run numbers (no Map, no object per run). Used for the
+ * frames lists of a snapshot (frame numbers) and for the stacks (interned frame numbers).
+ */
+export class RunIndex {
+  data = new Uint32Array(1 << 12);
+  start = new Uint32Array(1024);
+  count = 0;
+  private hashes = new Int32Array(1024);
+  /** Slot -> run + 1 (0: empty). */
+  private slots = new Int32Array(1 << 12);
+
+  /** The end of the stored runs: a new run is written from here (see {@link add}). */
+  get end(): number {
+    return this.start[this.count] as number;
+  }
+
+  /** Makes room for data up to `n` entries. */
+  reserve(n: number): void {
+    if (n > this.data.length) {
+      const d = new Uint32Array(Math.max(n, this.data.length * 2));
+      d.set(this.data);
+      this.data = d;
+    }
+  }
+
+  /**
+   * The run equal to the `n` numbers written at {@link end}: an existing one (the written numbers are
+   * then dropped) or a new one made of them.
+   */
+  add(n: number): number {
+    const s = this.end;
+    const data = this.data;
+    let h = HASH_START;
+    for (let k = s; k < s + n; k++) h = hashStep(h, data[k] as number);
+    return this.addHashed(n, h);
+  }
+
+  /** {@link add} with the hash of the numbers already made (with {@link hashStep} from {@link HASH_START}). */
+  addHashed(n: number, hash: number): number {
+    const s = this.end;
+    const h = Math.imul(hash ^ n, 16777619);
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let i = (h ^ (h >>> 15)) & mask;
+    for (let r = slots[i] as number; r !== 0; r = slots[i] as number) {
+      if (this.hashes[r - 1] === h && this.same(r - 1, s, n)) return r - 1;
+      i = (i + 1) & mask;
+    }
+    const r = this.count++;
+    if (r + 2 > this.start.length) {
+      this.start = growU32(this.start, r + 2);
+      const hs = new Int32Array(this.start.length);
+      hs.set(this.hashes);
+      this.hashes = hs;
+    }
+    this.start[r + 1] = s + n;
+    this.hashes[r] = h;
+    slots[i] = r + 1;
+    if (this.count * 2 > slots.length) this.rehash();
+    return r;
+  }
+
+  private same(r: number, s: number, n: number): boolean {
+    const a = this.start[r] as number;
+    if ((this.start[r + 1] as number) - a !== n) return false;
+    const data = this.data;
+    for (let k = 0; k < n; k++) if (data[a + k] !== data[s + k]) return false;
+    return true;
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let r = 0; r < this.count; r++) {
+      const h = this.hashes[r] as number;
+      let i = (h ^ (h >>> 15)) & mask;
+      while (slots[i] !== 0) i = (i + 1) & mask;
+      slots[i] = r + 1;
+    }
+    this.slots = slots;
+  }
+}
+
+/** The hash of a run: FNV-1a over its numbers from HASH_START, then over its length. */
+export const HASH_START = 0x811c9dc5 | 0;
+
+export function hashStep(h: number, x: number): number {
+  return Math.imul(h ^ x, 16777619);
+}
+
+export function growU32(a: Uint32Array, n: number): Uint32Array<ArrayBuffer> {
+  const b = new Uint32Array(Math.max(n, a.length * 2));
+  b.set(a);
+  return b;
+}

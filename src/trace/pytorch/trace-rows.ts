@@ -1,0 +1,209 @@
+import type { PickleValue } from './pickle-value.js';
+import { Decoded, FramesList, RawFrameLists, ReadAgain } from './raw-frames.js';
+import { A_OOM, A_OTHER, A_SEGMENT_ALLOC, A_SEGMENT_UNMAP, A_SNAPSHOT, actionCode, type DeviceTrace } from './snapshot.js';
+
+/** A trace entry being read: the rows' current one (one object per device list, not one per entry). */
+export class Entry extends Decoded {
+  constructor(readonly rows: TraceRows) {
+    super();
+  }
+}
+
+/** `device_traces` while it is read: the devices' trace lists, in the order they are appended. */
+export class DeviceTraces extends Decoded {
+  readonly made: TraceRows[] = [];
+  taken = 0;
+
+  newList(): TraceRows {
+    const r = new TraceRows();
+    this.made.push(r);
+    return r;
+  }
+
+  /** Appends `v`, which must be the next list made. */
+  take(v: PickleValue): void {
+    if ((v as unknown) !== this.made[this.taken]) throw new ReadAgain('device_traces holds something other than its trace lists, in order');
+    this.taken++;
+  }
+}
+
+/** `action` missing or not a string. */
+const NO_ACTION = 255;
+/** Which of `addr`, `size`, `stream` an entry has, and which of them are not numbers. */
+const HAS_ADDR = 1;
+const HAS_SIZE = 2;
+const HAS_STREAM = 4;
+const BAD_ADDR = 8;
+const BAD_SIZE = 16;
+const BAD_STREAM = 32;
+
+/**
+ * One device's trace list, read straight into columns: an entry dict is a row (its fields as they
+ * are set, checked when the whole file has been read), its frames list a number of
+ * {@link RawFrameLists}. The checks are those of `traceColumns` (snapshot.ts); an entry that fails
+ * them makes the file be read again the plain way, which reports it with its path.
+ */
+export class TraceRows extends Decoded {
+  readonly entry = new Entry(this);
+  /** Entries begun, and entries appended to the list (all of them, in a file that is read this way). */
+  created = 0;
+  taken = 0;
+  private action = new Uint8Array(1024);
+  private flags = new Uint8Array(1024);
+  private addr = new Float64Array(1024);
+  private size = new Float64Array(1024);
+  private stream = new Float64Array(1024);
+  private time = new Float64Array(1024);
+  /** Raw frames list number; -1: no frames; -2: a value that is not a list read directly (in `plainFrames`). */
+  private frames = new Int32Array(1024);
+  private readonly plainFrames = new Map<number, PickleValue>();
+  private readonly otherName = new Map<number, string>();
+  private readonly deviceFree = new Map<number, PickleValue>();
+
+  /** Begins an entry; returns its row. */
+  open(): number {
+    const k = this.created++;
+    if (k === this.action.length) this.grow(k * 2);
+    this.action[k] = NO_ACTION;
+    this.flags[k] = 0;
+    this.time[k] = NaN;
+    this.frames[k] = -1;
+    return k;
+  }
+
+  /** `count` entries appended: they must be all those begun and not yet appended. */
+  take(count: number): void {
+    if (this.taken + count !== this.created) throw new ReadAgain('trace entries appended out of the order they were made');
+    this.taken = this.created;
+  }
+
+  /** Sets field `key` of entry `k` (a later value of the same key replaces an earlier one, as in a dict). */
+  set(k: number, key: string, v: PickleValue, raw: RawFrameLists): void {
+    switch (key) {
+      case 'action':
+        if (typeof v === 'string') {
+          const a = actionCode(v);
+          this.action[k] = a;
+          if (a === A_OTHER) this.otherName.set(k, v);
+        } else {
+          this.action[k] = NO_ACTION;
+        }
+        return;
+      case 'addr':
+        this.number(k, v, this.addr, HAS_ADDR, BAD_ADDR);
+        return;
+      case 'size':
+        this.number(k, v, this.size, HAS_SIZE, BAD_SIZE);
+        return;
+      case 'stream':
+        this.number(k, v, this.stream, HAS_STREAM, BAD_STREAM);
+        return;
+      case 'time_us':
+        this.time[k] = typeof v === 'number' ? v : NaN;
+        return;
+      case 'frames':
+        if (v instanceof FramesList) {
+          this.frames[k] = raw.seal(v);
+        } else {
+          if (v instanceof Decoded) throw new ReadAgain('frames that are a decoded container');
+          this.frames[k] = -2;
+          this.plainFrames.set(k, v);
+        }
+        return;
+      case 'device_free':
+        this.deviceFree.set(k, v);
+        return;
+      default:
+        if (v instanceof Decoded) throw new ReadAgain(`a decoded container as an entry's ${key}`);
+    }
+  }
+
+  private number(k: number, v: PickleValue, col: Float64Array, has: number, bad: number): void {
+    if (typeof v === 'number') {
+      col[k] = v;
+      this.flags[k] = ((this.flags[k] as number) | has) & ~bad;
+    } else {
+      if (v instanceof Decoded) throw new ReadAgain('a decoded container as a number');
+      this.flags[k] = (this.flags[k] as number) | has | bad;
+    }
+  }
+
+  private grow(n: number): void {
+    const f64 = (a: Float64Array): Float64Array<ArrayBuffer> => {
+      const b = new Float64Array(n);
+      b.set(a);
+      return b;
+    };
+    const action = new Uint8Array(n);
+    action.set(this.action);
+    this.action = action;
+    const flags = new Uint8Array(n);
+    flags.set(this.flags);
+    this.flags = flags;
+    const frames = new Int32Array(n);
+    frames.set(this.frames);
+    this.frames = frames;
+    this.addr = f64(this.addr);
+    this.size = f64(this.size);
+    this.stream = f64(this.stream);
+    this.time = f64(this.time);
+  }
+
+  /**
+   * The columns, checked entry by entry as `traceColumns` checks them; any entry it would refuse
+   * makes the file be read again the plain way (which names it).
+   */
+  finish(raw: RawFrameLists): DeviceTrace {
+    const n = this.created;
+    const { action, flags, addr, size, stream, time, frames } = this;
+    const otherActions = new Map<string, number>();
+    for (let k = 0; k < n; k++) {
+      const a = action[k] as number;
+      if (a === NO_ACTION) throw new ReadAgain('an entry without a string action');
+      if (a === A_OTHER || a === A_SNAPSHOT) {
+        if (a === A_OTHER) {
+          const name = this.otherName.get(k) as string;
+          otherActions.set(name, (otherActions.get(name) ?? 0) + 1);
+        }
+        addr[k] = 0;
+        size[k] = 0;
+        stream[k] = 0;
+        time[k] = NaN;
+        frames[k] = -1;
+        continue;
+      }
+      const fl = flags[k] as number;
+      if (a === A_OOM) {
+        const free = this.deviceFree.get(k);
+        if (free !== undefined && !isCount(free, 0)) throw new ReadAgain('a bad device_free');
+        addr[k] = free === undefined ? 0 : (free as number);
+      } else if ((fl & (HAS_ADDR | BAD_ADDR)) !== HAS_ADDR || !isCount(addr[k] as number, 0)) {
+        throw new ReadAgain('a bad addr');
+      }
+      const minSize = a >= A_SEGMENT_ALLOC && a <= A_SEGMENT_UNMAP ? 1 : 0;
+      if ((fl & (HAS_SIZE | BAD_SIZE)) !== HAS_SIZE || !isCount(size[k] as number, minSize)) throw new ReadAgain('a bad size');
+      if ((fl & HAS_STREAM) === 0) stream[k] = 0;
+      else if ((fl & BAD_STREAM) !== 0 || !isCount(stream[k] as number, 0)) throw new ReadAgain('a bad stream');
+    }
+    const plain = this.plainFrames;
+    const rawFrames = frames.subarray(0, n);
+    return {
+      length: n,
+      action: action.subarray(0, n),
+      addr: addr.subarray(0, n),
+      size: size.subarray(0, n),
+      stream: stream.subarray(0, n),
+      time: time.subarray(0, n),
+      stackOf: (k, stacks) => {
+        const r = rawFrames[k] as number;
+        return r >= 0 ? stacks.ofRaw(r, raw) : r === -1 ? 0 : stacks.of(plain.get(k));
+      },
+      otherActions,
+    };
+  }
+}
+
+/** An integer that memsim holds exactly and that is at least `min`. */
+function isCount(v: PickleValue, min: number): boolean {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
+}

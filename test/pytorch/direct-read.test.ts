@@ -1,0 +1,200 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ReadOptions, TraceReader } from '../../src/trace/readers.js';
+import { openTrace, readOpenedTrace } from '../../src/trace/open.js';
+import { readTrace } from '../../src/trace/read.js';
+import type { Trace } from '../../src/trace/model.js';
+import { importSnapshot } from '../../src/trace/pytorch/import.js';
+import { unpickle } from '../../src/trace/pytorch/pickle.js';
+import { pickle, type PickleWritable } from '../../src/trace/pytorch/pickle-writer.js';
+import { parseSnapshot } from '../../src/trace/pytorch/snapshot.js';
+import { unpickleSnapshot } from '../../src/trace/pytorch/snapshot-unpickler.js';
+import { SHARED_TRACES, tempDir } from '../helpers.js';
+import { entry, frame, MiB, segment, settings } from './snapshot-helpers.js';
+
+/** The same file read the plain way: every value unpickled, then the entries converted (the reference). */
+function readPlain(file: string, options: ReadOptions = {}): Trace {
+  const opened = openTrace(file, options);
+  const reader: TraceReader = {
+    ...opened.reader,
+    read(_src, builder, o) {
+      return importSnapshot(parseSnapshot(unpickle(readFileSync(file), file), file), file, builder, o.device);
+    },
+  };
+  return readOpenedTrace({ ...opened, reader }, options);
+}
+
+/** A trace, or the message of the error reading it gives. */
+function outcome(read: () => Trace): Trace | string {
+  try {
+    return read();
+  } catch (e) {
+    return `${(e as Error).constructor.name}: ${(e as Error).message}`;
+  }
+}
+
+const A = 0x7f0000000000;
+
+const FRAMES = [
+  frame('/home/u/train.py', 12, 'forward'),
+  frame('/usr/lib/python3/site-packages/torch/nn/modules/module.py', 1500, '_call_impl'),
+  { name: 'c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc', filename: 'CUDACachingAllocator.cpp', line: 0 },
+  { name: 'user_kernel_launch()', filename: 'kernels.cu', line: 3 },
+  frame('/home/u/model.py', 41, 'forward'),
+  // The same text as the first one, another dict (the plain path interns frames by text).
+  frame('/home/u/train.py', 12, 'forward'),
+];
+
+/** What goes wrong in one entry, if anything. */
+const BREAKS: ((e: Record<string, PickleWritable>) => void)[] = [
+  (e) => (e['size'] = -7),
+  (e) => (e['addr'] = 'x'),
+  (e) => delete e['action'],
+  (e) => (e['action'] = 5),
+  (e) => (e['stream'] = -1),
+  (e) => (e['time_us'] = 'soon'),
+  (e) => (e['size'] = 2n ** 60n),
+  (e) => (e['frames'] = 'not a list'),
+  (e) => (e['frames'] = null),
+  (e) => (e['action'] = 'user_defined'),
+  (e) => (e['action'] = 'snapshot'),
+  (e) => (e['stream'] = 1.5),
+  (e) => delete e['addr'],
+  (e) => delete e['size'],
+  (e) => (e['device_free'] = -1),
+];
+
+interface Step {
+  kind: number;
+  size: number;
+  frames: number;
+  pick: number;
+}
+
+const step: fc.Arbitrary<Step> = fc.record({ kind: fc.nat(9), size: fc.integer({ min: 1, max: 3 * MiB }), frames: fc.nat(12), pick: fc.nat(1000) });
+
+/**
+ * A snapshot from a run of steps: allocations in 4 MiB slots of one large segment, frees of live ones
+ * (free_requested, then free_completed), OOM and annotation entries; frames lists fresh, shared with
+ * another entry or with a block of the final segments; optionally one entry broken, one entry in the
+ * list twice, and a second device whose trace is never imported.
+ */
+function snapshotOf(steps: Step[], brk: number, at: number, twice: boolean, other: boolean): Record<string, PickleWritable> {
+  const shared: PickleWritable[][] = [[FRAMES[0]!, FRAMES[2]!], [FRAMES[3]!], []];
+  const blockFrames: PickleWritable[] = [FRAMES[4]!, FRAMES[1]!];
+  const framesOf = (k: number): PickleWritable[] | undefined => {
+    if (k < 3) return shared[k];
+    if (k === 3) return blockFrames;
+    if (k === 4) return undefined;
+    if (k === 5) return ['not a frame', FRAMES[0]!];
+    return FRAMES.slice(k % 6, (k % 6) + 1 + (k % 3)) as PickleWritable[];
+  };
+  const trace: Record<string, PickleWritable>[] = [];
+  const live: { addr: number; size: number }[] = [];
+  let slot = 1;
+  for (const s of steps) {
+    if (s.kind <= 4 || live.length === 0) {
+      const addr = A + slot++ * 4 * MiB;
+      const e = entry('alloc', addr, s.size, { stream: s.pick % 3 });
+      // Entries without a stream (stream 0) or a time.
+      if (s.pick % 5 === 0) delete e['stream'];
+      if (s.pick % 7 === 0) delete e['time_us'];
+      const fr = framesOf(s.frames);
+      if (fr === undefined) delete e['frames'];
+      else e['frames'] = fr;
+      trace.push(e);
+      live.push({ addr, size: s.size });
+    } else if (s.kind <= 7) {
+      const [b] = live.splice(s.pick % live.length, 1);
+      const fr = framesOf(s.frames) ?? [];
+      trace.push(entry('free_requested', b!.addr, b!.size, { frames: fr }), entry('free_completed', b!.addr, b!.size, { frames: fr }));
+    } else if (s.kind === 8) {
+      trace.push(entry('oom', 3 * MiB, 64 * MiB));
+    } else {
+      trace.push({ action: 'user_defined', addr: 0, size: 0, stream: 0, time_us: 1, frames: [] });
+    }
+  }
+  if (trace.length > 0 && brk < BREAKS.length) BREAKS[brk]!(trace[at % trace.length]!);
+  if (twice && trace.length > 0) trace.push(trace[at % trace.length]!);
+  // The final segment: a block of the first slot (frames shared with the trace), then the live blocks.
+  const blocks: { size: number; state?: 'inactive'; requested?: number; frames?: PickleWritable[] }[] = [{ size: 2 * MiB, frames: blockFrames, requested: 2 * MiB - 5 }, { size: 2 * MiB, state: 'inactive' }];
+  let end = A + 4 * MiB;
+  for (const b of [...live].sort((x, y) => x.addr - y.addr)) {
+    if (b.addr > end) blocks.push({ size: b.addr - end, state: 'inactive' });
+    const size = Math.ceil(b.size / 512) * 512;
+    blocks.push({ size, requested: b.size });
+    end = b.addr + size;
+  }
+  const total = (slot + 1) * 4 * MiB;
+  blocks.push({ size: A + total - end, state: 'inactive' });
+  const device1 = other ? [entry('alloc', 0x1000, 512), { action: 'alloc', addr: -1, size: 'bad' }] : [];
+  return {
+    segments: [segment({ address: A, blocks, type: 'large' })],
+    device_traces: [trace, device1],
+    allocator_settings: settings(),
+    external_annotations: [],
+  };
+}
+
+describe('PyTorch snapshot: the trace read straight into columns', () => {
+  it('property: the same trace (or the same error) as the plain unpickler, for any protocol, shape and damage', () => {
+    const dir = tempDir();
+    let direct = 0;
+    let fine = 0;
+    fc.assert(
+      fc.property(
+        fc.array(step, { maxLength: 40 }),
+        fc.nat(BREAKS.length * 3),
+        fc.nat(),
+        fc.boolean(),
+        fc.boolean(),
+        fc.constantFrom(2, 3, 4, 5),
+        (steps, brk, at, twice, other, protocol) => {
+          const file = join(dir, 'snap.pickle');
+          const buf = pickle(snapshotOf(steps, brk, at, twice, other), { protocol: protocol as 2 | 3 | 4 | 5 });
+          writeFileSync(file, buf);
+          if (unpickleSnapshot(buf, file).traces !== undefined) direct++;
+          const got = outcome(() => readTrace(file));
+          const want = outcome(() => readPlain(file));
+          if (typeof want !== 'string') fine++;
+          expect(got).toEqual(want);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // Both paths were exercised (about a quarter of the files are read directly, most import fine).
+    expect(direct).toBeGreaterThan(30);
+    expect(fine).toBeGreaterThan(100);
+  });
+
+  it('reads a CPython-shaped pickle directly, and falls back where an entry is in the list twice', () => {
+    const e = entry('alloc', A, 512, { frames: [FRAMES[0]!] });
+    const snap = (trace: PickleWritable[]) => pickle({ segments: [], device_traces: [trace] });
+    const once = unpickleSnapshot(snap([e, entry('free_completed', A, 512, { frames: [] })]), 'x');
+    expect(once.traces?.map((t) => t.length)).toEqual([2]);
+    expect([...once.traces![0]!.action]).toEqual([0, 2]);
+    expect([...once.traces![0]!.addr]).toEqual([A, A]);
+    // The same dict twice: read again the plain way, where it is two entries.
+    const twice = unpickleSnapshot(snap([e, e]), 'x');
+    expect(twice.traces).toBeUndefined();
+    expect((twice.root as { device_traces: unknown[][] }).device_traces[0]).toHaveLength(2);
+  });
+
+  it('names a bad entry by its path, as the plain reader does', () => {
+    const dir = tempDir();
+    const file = join(dir, 'bad.pickle');
+    const trace = [entry('alloc', A, 512), entry('alloc', A + 512, 512), entry('free_completed', A, 512), entry('alloc', A, 512), entry('alloc', A + 1024, -7)];
+    writeFileSync(file, pickle({ segments: [segment({ address: A, blocks: [{ size: 2 * MiB, state: 'inactive' }] })], device_traces: [trace] }));
+    expect(() => readTrace(file)).toThrow('device_traces[0][4].size: must not be negative, got -7');
+    expect(outcome(() => readTrace(file))).toBe(outcome(() => readPlain(file)));
+  });
+
+  const real = join(SHARED_TRACES, 'pytorch', 'bcrafton_memory_snapshot.pickle');
+  it.skipIf(!existsSync(real))('reads the real bcrafton snapshot directly, to the same trace as the plain unpickler', () => {
+    expect(unpickleSnapshot(readFileSync(real), real).traces?.map((t) => t.length)).toEqual([6486]);
+    expect(readTrace(real)).toEqual(readPlain(real));
+  });
+});
+
