@@ -1,6 +1,7 @@
 import { isatty } from 'node:tty';
 import { OutputClosed, UsageError } from '../errors.js';
 import { OutputFile, writeText } from '../output/index.js';
+import { DEFAULT_WIDTH, MIN_WIDTH } from '../report/layout.js';
 
 /**
  * Whether file descriptor `fd` is a terminal. Asked of the descriptor, not of `process.stdout`: that
@@ -17,6 +18,21 @@ export function useColor(noColorFlag: boolean, toFile: boolean): boolean {
   if (process.env['NO_COLOR'] !== undefined && process.env['NO_COLOR'] !== '') return false;
   if (process.env['FORCE_COLOR'] !== undefined && process.env['FORCE_COLOR'] !== '0') return true;
   return isTerminal(1);
+}
+
+/**
+ * The columns a text report keeps to: `--width N`, else the terminal's width when stdout is one (and
+ * the report goes there), else 100, so that a report piped or written to a file is the same
+ * everywhere.
+ */
+export function reportWidth(given: number | undefined, toFile: boolean): number {
+  if (given !== undefined) return given;
+  // Only a terminal's stream is made here: stdout's stream would put a pipe in non-blocking mode.
+  if (!toFile && isTerminal(1)) {
+    const columns = process.stdout.columns;
+    if (typeof columns === 'number' && columns > 0) return Math.max(MIN_WIDTH, columns);
+  }
+  return DEFAULT_WIDTH;
 }
 
 /**

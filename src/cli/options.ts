@@ -26,3 +26,16 @@ export const intArg = z.string().transform((v, ctx) => {
   }
   return n;
 });
+
+/** `--width N`: the columns text reports keep to. */
+export const widthArg = z.string().transform((v, ctx) => {
+  const n = Number(v);
+  if (!/^\s*\d+\s*$/.test(v) || n < 40 || n > 1000) {
+    ctx.issues.push({ code: 'custom', message: `expected a number of columns from 40 to 1000, got "${v}"`, input: v });
+    return z.NEVER;
+  }
+  return n;
+});
+
+/** The help of `--width`. */
+export const WIDTH_HELP = 'columns the text report keeps to, tables wrapping or leaving out columns to fit (default: the terminal\'s width, else 100)';

@@ -15,7 +15,7 @@ export function compareStatusMarkdown(r: CompareReport): string {
   const parts: string[] = [];
   if (st.oom.length > 0) {
     const who = st.oom.map((e) => `${code(e.name)} (${e.firstOom?.kind ?? 'OOM'})`).join(', ');
-    parts.push(`**❌ OOM**: ${st.oom.length} of ${n} allocator${n === 1 ? '' : 's'} ran out of memory at ${capacityText(r)}: ${who}`);
+    parts.push(`**❌ OOM**: ${formatCount(st.oom.length)} of ${formatCount(n)} allocator${n === 1 ? '' : 's'} ran out of memory at ${capacityText(r)}: ${who}`);
   }
   if (st.regressions.length > 0) {
     const first = st.regressions[0];
@@ -31,7 +31,7 @@ export function compareStatusMarkdown(r: CompareReport): string {
     parts.push(fits + bestText);
   }
   if (st.regressions.length === 0 && st.improvements.length > 0) {
-    parts.push(`📉 improved vs baseline: ${st.improvements.length} figure${st.improvements.length === 1 ? '' : 's'} better`);
+    parts.push(`📉 improved vs baseline: ${formatCount(st.improvements.length)} figure${st.improvements.length === 1 ? '' : 's'} better`);
   }
   return parts.join(' · ');
 }

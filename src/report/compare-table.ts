@@ -1,6 +1,7 @@
 import type { FigureChange } from '../sweep/compare-baseline.js';
 import type { CompareEntry, CompareReport } from '../sweep/compare.js';
 import { formatBytes, formatCount, formatPercent } from './format.js';
+import type { Column } from './layout.js';
 
 /** A signed percentage with two decimals: `+0.06%`, `-12.50%`. */
 export function formatSignedPercent(r: number): string {
@@ -54,6 +55,26 @@ export function tableHead(r: CompareReport): { head: string[]; align: ('left' | 
   return { head, align };
 }
 
+/**
+ * The columns of the comparison table as text reports lay them out: names and the OOM cell may
+ * break; when the table is still too wide, the fragmentation columns go first, then the device
+ * calls, the utilization (the overhead says as much) and the rank.
+ */
+export function tableColumns(r: CompareReport): Column[] {
+  const { head, align } = tableHead(r);
+  const how: Record<string, Pick<Column, 'drop' | 'wrap'>> = {
+    '#': { drop: 2 },
+    allocator: { wrap: 'commas' },
+    'vs lower bound': {},
+    utilization: { drop: 3 },
+    'internal frag': { drop: 6 },
+    'external frag': { drop: 5 },
+    'device calls': { drop: 4 },
+    OOMs: { wrap: 'words' },
+  };
+  return head.map((h, k) => ({ head: h, align: align[k] ?? 'left', ...(how[h] ?? {}) }));
+}
+
 /** The rows of the comparison table: the lower bound first, then the rows best first. */
 export function tableRows(r: CompareReport): string[][] {
   const lb = r.lowerBound;
@@ -84,7 +105,7 @@ export function searchText(e: CompareEntry): string {
   if (!s) return '';
   const step = s.stepBytes;
   const fmt = (b: number): string => formatGridBytes(b, step);
-  const replays = `${s.replays} replay${s.replays === 1 ? '' : 's'}`;
+  const replays = `${formatCount(s.replays)} replay${s.replays === 1 ? '' : 's'}`;
   if (s.minCapacityBytes === null) return `does not fit at any capacity tried (${replays})`;
   const found = fmt(s.minCapacityBytes);
   switch (s.guarantee) {

@@ -3,23 +3,24 @@ import type { TraceInfo } from '../sim/report.js';
 import { changeText, diffStatus, figureRows, holderChangeRows, holdersTitle } from './diff-format.js';
 import { formatCount, painter, type RenderOptions } from './format.js';
 import { fitKey } from './holders.js';
-import { newTable } from './replay-text.js';
+import { DEFAULT_WIDTH, tableLines, wrapHanging } from './layout.js';
 
-function traceLine(label: string, t: TraceInfo): string {
-  return `${label} ${t.path} (${t.format}${t.name ? `, "${t.name}"` : ''}): ${formatCount(t.events)} events, ${formatCount(t.allocs)} allocs, ${formatCount(t.steps)} step${t.steps === 1 ? '' : 's'}`;
+function traceLine(label: string, t: TraceInfo, width: number): string[] {
+  return wrapHanging(`${label} ${t.path} (${t.format}${t.name ? `, "${t.name}"` : ''}): ${formatCount(t.events)} events, ${formatCount(t.allocs)} allocs, ${formatCount(t.steps)} step${t.steps === 1 ? '' : 's'}`, width, '  ');
 }
 
 /** The text report of `diff`: status, figures before and after, then who grew and shrank at the peaks. */
 export function renderDiffText(r: DiffReport, options: RenderOptions = {}): string {
   const c = painter(options.color);
+  const width = options.width ?? DEFAULT_WIDTH;
   const by = r.groupBy === 'stack' ? `stack (${r.stackDepth ?? 4} frames)` : r.groupBy;
-  const out: string[] = [c.bold(`memsim diff · ${r.allocators.map((e) => e.name).join(', ')} · by ${by}`), traceLine('before', r.before), traceLine('after ', r.after)];
+  const out: string[] = [c.bold(`memsim diff · ${r.allocators.map((e) => e.name).join(', ')} · by ${by}`), ...traceLine('before', r.before, width), ...traceLine('after ', r.after, width)];
   const status = diffStatus(r.allocators);
   const mark = status.word === 'grew' ? c.red('▲') : status.word === 'shrank' ? c.green('▼') : '=';
+  // The status stays one line, for grep and CI logs.
   out.push(`${mark} ${status.text}`, '');
-  const figures = newTable(['allocator', 'figure', 'before', 'after', 'change'], ['left', 'left', 'right', 'right', 'right']);
-  for (const row of figureRows(r.allocators, r.minCapacity !== null)) figures.push(row);
-  out.push(figures.toString(), '');
+  const figures = [{ head: 'allocator', wrap: 'commas' as const }, { head: 'figure' }, { head: 'before', align: 'right' as const }, { head: 'after', align: 'right' as const }, { head: 'change', align: 'right' as const, wrap: 'words' as const }];
+  out.push(...tableLines(figures, figureRows(r.allocators, r.minCapacity !== null), { width }), '');
   for (const e of r.allocators) {
     const shown = new Set<string>();
     for (const [which, d] of [['live', e.holders.peakLive], ['reserved', e.holders.peakReserved]] as const) {
@@ -30,19 +31,24 @@ export function renderDiffText(r: DiffReport, options: RenderOptions = {}): stri
         continue;
       }
       shown.add(same);
-      out.push(c.bold(holdersTitle(e.name, which, d)));
+      out.push(...wrapHanging(holdersTitle(e.name, which, d), width, '  ').map((l) => c.bold(l)));
       if (d.changes.length === 0) {
         out.push(`  no group changed (${formatCount(d.unchanged)} the same)`, '');
         continue;
       }
-      const t = newTable(['change', r.groupBy, 'before (count)', 'after (count)', 'delta'], ['left', 'left', 'right', 'right', 'right']);
-      for (const row of holderChangeRows(d, (k) => fitKey(k, r.groupBy, 40))) t.push(row);
-      out.push(t.toString());
+      const columns = [
+        { head: 'change' },
+        { head: r.groupBy, wrap: (k: string, w: number) => fitKey(k, r.groupBy, w), minWidth: 24, maxWidth: 48 },
+        { head: 'before (count)', align: 'right' as const, wrap: 'words' as const, drop: 1 },
+        { head: 'after (count)', align: 'right' as const, wrap: 'words' as const },
+        { head: 'delta', align: 'right' as const },
+      ];
+      out.push(...tableLines(columns, holderChangeRows(d, (k) => k), { width }));
       if (d.unchanged > 0) out.push(`${formatCount(d.unchanged)} group${d.unchanged === 1 ? '' : 's'} unchanged`);
       out.push('');
     }
   }
-  for (const g of r.gates) out.push(`gate ${g.gate}: ${g.failed ? c.red(`failed (${g.failures.length})`) : c.green('passed')}`);
+  for (const g of r.gates) out.push(`gate ${g.gate}: ${g.failed ? c.red(`failed (${formatCount(g.failures.length)})`) : c.green('passed')}`);
   if (r.gates.length > 0) out.push('');
   for (const e of r.allocators) {
     if (e.change.minCapacityBytes) out.push(`${e.name}: minimum capacity ${changeText(e.change.minCapacityBytes)}`);

@@ -1,6 +1,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 
-export { formatBytes, formatPercent, formatHex } from '../util/bytes.js';
+import { formatCount } from '../util/bytes.js';
+export { formatBytes, formatCount, formatPercent, formatHex } from '../util/bytes.js';
 
 /** Options every human-readable reporter takes. */
 export interface RenderOptions {
@@ -8,18 +9,13 @@ export interface RenderOptions {
   color?: boolean;
   /** How much of each OOM's native text to show: `compact` (default), `full`, `none`. */
   oomDump?: 'compact' | 'full' | 'none';
+  /** Columns of the terminal that text reports keep to (default 100; see layout.ts). */
+  width?: number;
 }
 
 /** A chalk instance with colours on or off, never decided by the environment here. */
 export function painter(color: boolean | undefined): ChalkInstance {
   return new Chalk({ level: color ? 1 : 0 });
-}
-
-/** An integer with thin thousands separators (`12,345`), independent of the locale. */
-export function formatCount(n: number): string {
-  const s = String(Math.trunc(Math.abs(n)));
-  const out = s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return n < 0 ? `-${out}` : out;
 }
 
 const BARS = '▁▂▃▄▅▆▇█';
@@ -55,6 +51,6 @@ export function nativeLines(text: string, mode: 'compact' | 'full' | 'none', com
   if (mode === 'none' || text === '') return [];
   const lines = text.split('\n');
   if (mode === 'full' || lines.length <= compactLines + 2) return lines;
-  if (summary !== undefined) return [...summary.split('\n'), `… a summary of ${lines.length} lines (--oom-dump full shows them)`];
-  return [...lines.slice(0, compactLines), `… ${lines.length - compactLines} more lines (--oom-dump full shows them)`];
+  if (summary !== undefined) return [...summary.split('\n'), `… a summary of ${formatCount(lines.length)} lines (--oom-dump full shows them)`];
+  return [...lines.slice(0, compactLines), `… ${formatCount(lines.length - compactLines)} more lines (--oom-dump full shows them)`];
 }

@@ -1,6 +1,7 @@
 import type { GroupBy, MomentHolders } from '../attribution/index.js';
 import type { AttributionSection } from '../sim/holders.js';
 import { formatBytes, formatCount, formatPercent } from './format.js';
+import type { Column } from './layout.js';
 
 /** The widest key a text table shows (the JSON report has every key whole). */
 const KEY_WIDTH = 48;
@@ -34,6 +35,21 @@ export const HOLDER_ALIGN: ('left' | 'right')[] = ['left', 'right', 'right', 'ri
 /** The head of a holders table. */
 export const holderHead = (groupBy: GroupBy): string[] => [groupBy, 'bytes', 'share of live', 'count', 'largest'];
 
+/**
+ * The columns of a holders table: the key cut to the room left (keeping its ends), the bytes, and
+ * then, when space runs out, without the largest block, the count, the share.
+ */
+export function holderColumns(groupBy: GroupBy): Column[] {
+  const [key, bytes, share, count, largest] = holderHead(groupBy) as [string, string, string, string, string];
+  return [
+    { head: key, wrap: (k, w) => fitKey(k, groupBy, w), minWidth: 28, maxWidth: KEY_WIDTH },
+    { head: bytes, align: 'right' },
+    { head: share, align: 'right', drop: 1 },
+    { head: count, align: 'right', drop: 2 },
+    { head: largest, align: 'right', drop: 3 },
+  ];
+}
+
 /** The peak moments to show: one when both peaks are the same event, else both. */
 export function peakMoments(a: AttributionSection): { title: string; moment: MomentHolders }[] {
   const out: { title: string; moment: MomentHolders }[] = [];
@@ -50,24 +66,6 @@ export function peakMoments(a: AttributionSection): { title: string; moment: Mom
 /** How the groups are keyed, in words, for titles. */
 export function groupedBy(a: AttributionSection): string {
   return a.groupBy === 'stack' ? `by stack (${a.stackDepth ?? 4} frames)` : `by ${a.groupBy}`;
-}
-
-/** Words of `text` in lines of at most `width` characters, each starting with `indent`. */
-export function wrap(text: string, width: number, indent = ''): string[] {
-  const lines: string[] = [];
-  let line = '';
-  // A number keeps its unit on its line ("148.00 MiB").
-  for (const word of text.split(/\s+(?!(?:B|KiB|MiB|GiB|TiB|PiB|EiB)\b)/)) {
-    if (word === '') continue;
-    if (line !== '' && indent.length + line.length + 1 + word.length > width) {
-      lines.push(indent + line);
-      line = word;
-    } else {
-      line = line === '' ? word : `${line} ${word}`;
-    }
-  }
-  if (line !== '') lines.push(indent + line);
-  return lines;
 }
 
 /** A row of a comparison, as far as its holders go. */

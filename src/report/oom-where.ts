@@ -9,7 +9,7 @@ import { formatCount } from './format.js';
 export function oomWhere(o: OomRecord, withStep = true): string {
   const at = `${o.recorded ? 'before' : 'at'} event ${formatCount(o.event)}`;
   const source = o.entry !== undefined ? o.entry : o.line !== null ? `line ${o.line}` : '';
-  return [at, source, withStep ? `step ${o.step}` : ''].filter(Boolean).join(', ');
+  return [at, source, withStep ? `step ${formatCount(o.step)}` : ''].filter(Boolean).join(', ');
 }
 
 /** What failed: `alloc "id" (tag) of X (rounded to Y)`, or the real run's own request. */

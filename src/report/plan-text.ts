@@ -1,6 +1,7 @@
 import type { PlanReport, PlanResult, PlanResultOk } from '../planners/run.js';
 import { formatBytes, formatCount, painter, type RenderOptions } from './format.js';
-import { newTable } from './replay-text.js';
+import type { Column } from './layout.js';
+import { DEFAULT_WIDTH, tableLines, wrapHanging } from './layout.js';
 
 /** What the note column says about a result. */
 function note(r: PlanResult): string {
@@ -74,26 +75,44 @@ export function feasibilityOf(report: PlanReport): Feasibility | null {
  */
 export function renderPlanText(report: PlanReport, options: RenderOptions = {}): string {
   const c = painter(options.color);
+  const width = options.width ?? DEFAULT_WIDTH;
   const b = report.lowerBounds;
   const lines: string[] = [];
   lines.push(
-    `${c.bold('memsim plan')}: ${report.input.path} (${report.input.format}, ${formatCount(report.input.records)} records)` +
-      (report.alignmentBytes > 1 ? `, offsets aligned to ${formatCount(report.alignmentBytes)} B` : ''),
+    ...wrapHanging(
+      `${c.bold('memsim plan')}: ${report.input.path} (${report.input.format}, ${formatCount(report.input.records)} records)` +
+        (report.alignmentBytes > 1 ? `, offsets aligned to ${formatCount(report.alignmentBytes)} B` : ''),
+      width,
+      '  ',
+    ),
   );
   lines.push(
-    `lower bounds: offsets ${formatCount(b.offsetsBytes)} B (${formatBytes(b.offsetsBytes)}, peak of live bytes), ` +
-      `objects ${formatCount(b.objectsBytes)} B (${formatBytes(b.objectsBytes)}, sum of positional maxima)`,
+    ...wrapHanging(
+      `lower bounds: offsets ${formatCount(b.offsetsBytes)} B (${formatBytes(b.offsetsBytes)}, peak of live bytes), ` +
+        `objects ${formatCount(b.objectsBytes)} B (${formatBytes(b.objectsBytes)}, sum of positional maxima)`,
+      width,
+      '  ',
+    ),
   );
   const verdict = feasibilityOf(report);
-  if (verdict) lines.push(verdict.status === 'found' ? c.green(verdict.line) : c.red(verdict.line));
-  const t = newTable(['#', 'strategy', 'kind', 'total bytes', 'total', '× its bound', 'note'], ['right', 'left', 'left', 'right', 'right', 'right', 'left']);
+  if (verdict) lines.push(...wrapHanging(verdict.line, width, '  ').map((l) => (verdict.status === 'found' ? c.green(l) : c.red(l))));
+  const columns: Column[] = [
+    { head: '#', align: 'right', drop: 3 },
+    { head: 'strategy' },
+    { head: 'kind', drop: 1 },
+    { head: 'total bytes', align: 'right' },
+    { head: 'total', align: 'right', drop: 2 },
+    { head: '× its bound', align: 'right' },
+    { head: 'note', wrap: 'words', breakEarly: true, minWidth: 30 },
+  ];
+  const rows: string[][] = [];
   let rank = 0;
   for (const r of report.results) {
     if (r.status === 'skipped') {
-      t.push(['', r.strategy, r.kind, '–', '–', '–', note(r)]);
+      rows.push(['', r.strategy, r.kind, '–', '–', '–', note(r)]);
       continue;
     }
-    t.push([
+    rows.push([
       String(++rank),
       r.strategy,
       r.kind,
@@ -103,7 +122,7 @@ export function renderPlanText(report: PlanReport, options: RenderOptions = {}):
       note(r),
     ]);
   }
-  lines.push(t.toString());
+  lines.push(...tableLines(columns, rows, { width }));
   for (const n of report.notes) lines.push(`note: ${n}`);
   return lines.join('\n') + '\n';
 }

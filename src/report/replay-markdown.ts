@@ -36,7 +36,7 @@ export function renderReplayMarkdown(r: ReplayReport): string {
   } else {
     const o = r.ooms[0];
     out.push(
-      `**❌ ${s.oomCount} OOM${s.oomCount > 1 ? 's' : ''}** with \`${r.allocator.name}\` (${cap})` +
+      `**❌ ${formatCount(s.oomCount)} OOM${s.oomCount > 1 ? 's' : ''}** with \`${r.allocator.name}\` (${cap})` +
         (o ? `: first at event ${formatCount(o.event)}, ${o.kind === 'capacity' ? 'too little memory' : 'fragmentation'}` : ''),
     );
   }

@@ -1,28 +1,11 @@
-import Table from 'cli-table3';
 import type { ReplayReport } from '../sim/report.js';
 import type { OomRecord, StepRecord } from '../sim/replay.js';
 import { formatBytes, formatCount, formatPercent, nativeLines, painter, type RenderOptions, sparkline } from './format.js';
 import { oomAt, oomWhat, oomWhere } from './oom-where.js';
 import type { ChalkInstance } from 'chalk';
 import type { GroupBy, MomentHolders } from '../attribution/index.js';
-import { fitKey, groupedBy, HOLDER_ALIGN, holderHead, holderRows, peakMoments, wrap } from './holders.js';
-
-// No rule between body rows: compact tables that still line up.
-const TABLE_CHARS = {
-  'top': '─', 'top-mid': '┬', 'top-left': '┌', 'top-right': '┐',
-  'bottom': '─', 'bottom-mid': '┴', 'bottom-left': '└', 'bottom-right': '┘',
-  'left': '│', 'left-mid': '', 'mid': '', 'mid-mid': '', 'right': '│', 'right-mid': '', 'middle': '│',
-};
-
-/** A cli-table3 table with memsim's plain style (no colour codes inside, so widths are exact). */
-export function newTable(head: string[], align?: ('left' | 'right')[]): Table.Table {
-  return new Table({
-    head,
-    chars: TABLE_CHARS,
-    style: { head: [], border: [], 'padding-left': 1, 'padding-right': 1 },
-    ...(align ? { colAligns: align } : {}),
-  });
-}
+import { groupedBy, holderColumns, holderRows, peakMoments } from './holders.js';
+import { DEFAULT_WIDTH, tableLines, wrap, wrapHanging } from './layout.js';
 
 /** One line that says how the replay ended. */
 export function statusLine(r: ReplayReport, c: ChalkInstance): string {
@@ -34,13 +17,12 @@ export function statusLine(r: ReplayReport, c: ChalkInstance): string {
   const first = r.ooms[0];
   const where = first ? ` ${oomAt(first)}` : '';
   const kind = first ? ` — ${first.kind === 'capacity' ? 'too little memory' : 'fragmentation'}` : '';
-  return `${c.red(`✘ ${s.oomCount} OOM${s.oomCount > 1 ? 's' : ''}`)}${where}${kind}`;
+  return `${c.red(`✘ ${formatCount(s.oomCount)} OOM${s.oomCount > 1 ? 's' : ''}`)}${where}${kind}`;
 }
 
-function summaryTable(r: ReplayReport): string {
+function summaryTable(r: ReplayReport, width: number): string[] {
   const s = r.summary;
-  const t = newTable(['figure', 'value', 'where'], ['left', 'right', 'left']);
-  t.push(
+  const rows = [
     ['peak live (lower bound)', formatBytes(s.peakLiveBytes), s.peakLiveEvent >= 0 ? `event ${formatCount(s.peakLiveEvent)}` : ''],
     ['peak allocated', formatBytes(s.peakAllocatedBytes), ''],
     ['peak reserved', formatBytes(s.peakReservedBytes), s.peakReservedEvent >= 0 ? `event ${formatCount(s.peakReservedEvent)}` : ''],
@@ -53,8 +35,8 @@ function summaryTable(r: ReplayReport): string {
     ['final live / allocated', `${formatBytes(s.finalLiveBytes)} / ${formatBytes(s.finalAllocatedBytes)}`, ''],
     ['final reserved', formatBytes(s.finalReservedBytes), ''],
     ['OOMs', formatCount(s.oomCount), s.ignoredFrees > 0 ? `${formatCount(s.ignoredFrees)} frees of failed allocs ignored` : ''],
-  );
-  return t.toString();
+  ];
+  return tableLines([{ head: 'figure', wrap: 'words' }, { head: 'value', align: 'right', wrap: 'words' }, { head: 'where', wrap: 'words', drop: 1 }], rows, { width });
 }
 
 /** Explains an OOM's classification in one sentence. */
@@ -79,38 +61,32 @@ export function explainOom(o: OomRecord): string {
   );
 }
 
-/** A text table of who holds the memory at one moment, indented by `indent`. */
-export function holdersText(m: MomentHolders, groupBy: GroupBy, indent = ''): string[] {
-  const t = newTable(holderHead(groupBy), HOLDER_ALIGN);
-  // Tables stay within 100 columns: the key column gives up what the indent takes.
-  for (const row of holderRows(m, (k) => fitKey(k, groupBy, 48 - indent.length))) t.push(row);
-  return t.toString().split('\n').map((l) => indent + l);
+/** A text table of who holds the memory at one moment, indented by `indent`, within `width` columns. */
+export function holdersText(m: MomentHolders, groupBy: GroupBy, indent = '', width = DEFAULT_WIDTH): string[] {
+  // The key column takes the room the others leave (the JSON report has every key whole).
+  return tableLines(holderColumns(groupBy), holderRows(m, (k) => k), { width, indent });
 }
 
 /** The holders at the peaks, each under its title ("held at the peak …"). */
-function peakHolders(r: ReplayReport, c: ChalkInstance): string[] {
+function peakHolders(r: ReplayReport, c: ChalkInstance, width: number): string[] {
   const a = r.attribution;
   if (!a) return [];
   const out: string[] = [];
-  for (const { title, moment } of peakMoments(a)) out.push(c.bold(`${title}, ${groupedBy(a)}`), ...holdersText(moment, a.groupBy), '');
+  for (const { title, moment } of peakMoments(a)) out.push(...wrap(`${title}, ${groupedBy(a)}`, width).map((l) => c.bold(l)), ...holdersText(moment, a.groupBy, '', width), '');
   return out;
 }
 
-function oomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' | 'none'): string[] {
+function oomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' | 'none', width: number): string[] {
   const out: string[] = [];
   const shown = mode === 'full' ? r.ooms : r.ooms.slice(0, 3);
   shown.forEach((o, k) => {
-    out.push(c.bold(`OOM ${oomWhere(o)}: ${oomWhat(o)}`));
+    out.push(...wrap(`OOM ${oomWhere(o)}: ${oomWhat(o)}`, width).map((l) => c.bold(l)));
     const kind = o.kind === 'capacity' ? c.red('capacity (too little memory)') : c.yellow('fragmentation');
-    if (o.explanation !== undefined) {
-      const [first, ...rest] = wrap(`${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}: ${o.explanation}`, 100, '  ');
-      // The verdict word keeps its colour.
-      out.push((first ?? '').replace(/^ {2}(capacity \(too little memory\)|fragmentation)/, `  ${kind}`), ...rest);
-    } else {
-      out.push(`  ${kind}: ${explainOom(o)}`);
-    }
+    const [first, ...rest] = wrap(`${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}: ${o.explanation ?? explainOom(o)}`, width, '  ');
+    // The verdict word keeps its colour.
+    out.push((first ?? '').replace(/^ {2}(capacity \(too little memory\)|fragmentation)/, `  ${kind}`), ...rest);
     const held = r.attribution?.ooms[k];
-    if (held && r.attribution) out.push(`  held at this OOM, ${groupedBy(r.attribution)}`, ...holdersText(held, r.attribution.groupBy, '  '));
+    if (held && r.attribution) out.push(`  held at this OOM, ${groupedBy(r.attribution)}`, ...holdersText(held, r.attribution.groupBy, '  ', width));
     const native = nativeLines(o.native, mode, undefined, o.nativeSummary);
     if (native.length > 0) {
       out.push(`  ${r.allocator.name} says:`);
@@ -118,8 +94,8 @@ function oomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' 
     }
     out.push('');
   });
-  if (r.ooms.length > shown.length) out.push(`… ${r.ooms.length - shown.length} more OOM records in the JSON report`, '');
-  if (r.summary.oomCount > r.ooms.length) out.push(`(${r.summary.oomCount - r.ooms.length} further OOMs counted, not recorded in detail)`, '');
+  if (r.ooms.length > shown.length) out.push(`… ${formatCount(r.ooms.length - shown.length)} more OOM records in the JSON report`, '');
+  if (r.summary.oomCount > r.ooms.length) out.push(`(${formatCount(r.summary.oomCount - r.ooms.length)} further OOMs counted, not recorded in detail)`, '');
   return out;
 }
 
@@ -129,13 +105,14 @@ export function stepRows(steps: readonly StepRecord[], keep = 12): (StepRecord |
   return [...steps.slice(0, keep), null, ...steps.slice(-keep)];
 }
 
-function stepTable(r: ReplayReport): string {
-  const t = newTable(['step', 'events', 'peak live', 'peak allocated', 'peak reserved'], ['right', 'right', 'right', 'right', 'right']);
-  for (const s of stepRows(r.steps)) {
-    if (s === null) t.push(['…', '', '', '', '']);
-    else t.push([String(s.step), formatCount(s.events), formatBytes(s.peakLiveBytes), formatBytes(s.peakAllocatedBytes), formatBytes(s.peakReservedBytes)]);
-  }
-  return t.toString();
+function stepTable(r: ReplayReport, width: number): string[] {
+  const rows = stepRows(r.steps).map((s) =>
+    s === null
+      ? ['…', '', '', '', '']
+      : [formatCount(s.step), formatCount(s.events), formatBytes(s.peakLiveBytes), formatBytes(s.peakAllocatedBytes), formatBytes(s.peakReservedBytes)],
+  );
+  const heads: [string, number][] = [['step', 0], ['events', 1], ['peak live', 0], ['peak allocated', 2], ['peak reserved', 0]];
+  return tableLines(heads.map(([head, drop]) => ({ head, align: 'right', drop })), rows, { width });
 }
 
 /** A stats value in one cell: scalars as they are, bytes fields readable, lists and objects counted. */
@@ -145,22 +122,22 @@ export function statCell(key: string, v: unknown): string {
   if (typeof v === 'object') {
     const json = JSON.stringify(v);
     if (json.length <= 60) return json;
-    return Array.isArray(v) ? `${v.length} item${v.length === 1 ? '' : 's'} (JSON report)` : `${Object.keys(v as object).length} fields (JSON report)`;
+    return Array.isArray(v) ? `${formatCount(v.length)} item${v.length === 1 ? '' : 's'} (JSON report)` : `${formatCount(Object.keys(v as object).length)} fields (JSON report)`;
   }
   return String(v);
 }
 
 /** The allocator's own statistics, as the real allocator names them. */
-function statsTable(r: ReplayReport): string | undefined {
+function statsTable(r: ReplayReport, width: number): string[] {
   const entries = Object.entries(r.allocator.stats);
-  if (entries.length === 0) return undefined;
-  const t = newTable([`${r.allocator.name} stats`, 'value'], ['left', 'right']);
-  for (const [k, v] of entries) t.push([k, statCell(k, v)]);
-  return t.toString();
+  if (entries.length === 0) return [];
+  const rows = entries.map(([k, v]) => [k, statCell(k, v)]);
+  return tableLines([{ head: `${r.allocator.name} stats`, wrap: (k, w) => `${k.slice(0, w - 1)}…`, minWidth: 12 }, { head: 'value', align: 'right', wrap: 'words' }], rows, { width });
 }
 
 /** reserved and live over the trace as two sparklines on one scale. */
 export function sparklines(r: ReplayReport, width = 64): string[] {
+  if (width < 8) return [];
   const pts = r.timeline.points;
   if (pts.length === 0) return [];
   const xs = pts.map((p) => p[0]);
@@ -172,26 +149,52 @@ export function sparklines(r: ReplayReport, width = 64): string[] {
   ];
 }
 
+/** Why the report shows this allocator, when no one named it. */
+function chosenText(r: ReplayReport): string {
+  const by = r.allocator.chosenBy;
+  if (by === undefined || by === 'request') return '';
+  if (by === 'default') return ' (the default for this trace; -a to choose)';
+  const own = r.trace.format === 'pytorch-snapshot' ? "the snapshot's own" : r.trace.format === 'tflog' ? "the log's own" : "the trace's own";
+  return ` (${own}; -a to choose)`;
+}
+
+/** The options that differ from the allocator's defaults (all of them are in the JSON report). */
+function optionsLines(r: ReplayReport, width: number): string[] {
+  const changed = r.allocator.changedOptions ?? Object.keys(r.allocator.options);
+  if (changed.length === 0) return [];
+  const pairs = changed.map((k) => {
+    const v = r.allocator.options[k];
+    return `${k}=${v === null || v === undefined ? 'none' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`;
+  });
+  const label = r.allocator.changedOptions ? 'options (not the defaults)' : 'options';
+  return wrapHanging(`${label}: ${pairs.join(' ')}`, width, '  ');
+}
+
 /** The text report of a replay: status, summary table, OOMs, per-step table, sparklines, notes. */
 export function renderReplayText(r: ReplayReport, options: RenderOptions = {}): string {
   const c = painter(options.color);
+  const width = options.width ?? DEFAULT_WIDTH;
   const t = r.trace;
   const out: string[] = [];
-  const opts = Object.entries(r.allocator.options).map(([k, v]) => `${k}=${v === null ? 'none' : String(v)}`).join(' ');
   out.push(
-    c.bold(`memsim replay · ${r.allocator.name}`) + `${opts ? ` (${opts})` : ''}`,
-    `trace ${t.path} (${t.format}${t.name ? `, "${t.name}"` : ''}): ${formatCount(t.events)} events, ${formatCount(t.allocs)} allocs, ${formatCount(t.frees)} frees, ${formatCount(t.steps)} step${t.steps === 1 ? '' : 's'}` +
-      (t.initialEvents > 0 ? `, ${formatCount(t.initialEvents)} live when the window opened` : ''),
+    c.bold(`memsim replay · ${r.allocator.name}`) + chosenText(r),
+    ...optionsLines(r, width),
+    ...wrapHanging(
+      `trace ${t.path} (${t.format}${t.name ? `, "${t.name}"` : ''}): ${formatCount(t.events)} events, ${formatCount(t.allocs)} allocs, ${formatCount(t.frees)} frees, ${formatCount(t.steps)} step${t.steps === 1 ? '' : 's'}` +
+        (t.initialEvents > 0 ? `, ${formatCount(t.initialEvents)} live when the window opened` : ''),
+      width,
+      '  ',
+    ),
   );
   const skipped = t.skipped.unknownFree + t.skipped.doubleAlloc;
-  if (skipped > 0) out.push(c.yellow(`skipped (--lenient): ${t.skipped.unknownFree} frees of non-live ids, ${t.skipped.doubleAlloc} allocs of live ids`));
-  out.push(statusLine(r, c), '', summaryTable(r), '', ...peakHolders(r, c));
-  const stats = statsTable(r);
-  if (stats) out.push(stats, '');
-  const spark = sparklines(r);
+  if (skipped > 0) out.push(c.yellow(`skipped (--lenient): ${formatCount(t.skipped.unknownFree)} frees of non-live ids, ${formatCount(t.skipped.doubleAlloc)} allocs of live ids`));
+  out.push(statusLine(r, c), '', ...summaryTable(r, width), '', ...peakHolders(r, c, width));
+  const stats = statsTable(r, width);
+  if (stats.length > 0) out.push(...stats, '');
+  const spark = sparklines(r, Math.min(64, width - 21));
   if (spark.length > 0) out.push(...spark, '');
-  if (r.ooms.length > 0) out.push(...oomSection(r, c, options.oomDump ?? 'compact'));
-  if (r.steps.length > 1) out.push(c.bold('per step'), stepTable(r), '');
+  if (r.ooms.length > 0) out.push(...oomSection(r, c, options.oomDump ?? 'compact', width));
+  if (r.steps.length > 1) out.push(c.bold('per step'), ...stepTable(r, width), '');
   for (const n of r.notes) out.push(`note: ${n}`);
   return out.join('\n').replace(/\n+$/, '') + '\n';
 }

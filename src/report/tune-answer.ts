@@ -82,7 +82,7 @@ export const ROW_ALIGN: ('left' | 'right')[] = ['right', 'left', 'right', 'right
 
 export function rowCells(r: TuneReport, row: TuneRow): string[] {
   return [
-    String(row.rank),
+    formatCount(row.rank),
     row.fits ? 'yes' : 'no',
     needsText(r, row.minCapacityBytes),
     formatBytes(row.peakReservedBytes),

@@ -50,12 +50,27 @@ export interface TraceInfo {
   skipped: { unknownFree: number; doubleAlloc: number };
 }
 
+/** The allocator section of `memsim.replay/1`. */
+export interface ReplayAllocatorInfo {
+  name: string;
+  /** Every option with its effective value. */
+  options: Record<string, unknown>;
+  stats: Record<string, unknown>;
+  /**
+   * Who chose the allocator: the caller (`request`), the input (`input`: a PyTorch snapshot is
+   * replayed by `caching`, a TensorFlow log by `bfc`), or memsim's default for other traces.
+   */
+  chosenBy?: 'request' | 'input' | 'default';
+  /** The options whose effective value is not the allocator's default (given, or from the input). */
+  changedOptions?: string[];
+}
+
 /** `memsim.replay/1`: the JSON report, a stable contract for CI; text and markdown show the same object. */
 export interface ReplayReport {
   schema: 'memsim.replay/1';
   tool: { name: 'memsim'; version: string };
   trace: TraceInfo;
-  allocator: { name: string; options: Record<string, unknown>; stats: Record<string, unknown> };
+  allocator: ReplayAllocatorInfo;
   capacityBytes: number | null;
   completed: boolean;
   summary: ReplaySummary;
@@ -123,7 +138,7 @@ export function summarize(o: ReplayOutcome): ReplaySummary {
 /** Assembles `memsim.replay/1`. */
 export function buildReplayReport(
   trace: Trace,
-  allocator: { name: string; options: Record<string, unknown>; stats: Record<string, unknown> },
+  allocator: ReplayAllocatorInfo,
   capacityBytes: number,
   outcome: ReplayOutcome,
   notes: string[],

@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { allocatorConfiguration, resolveOptions } from '../allocators/registry.js';
-import type { OnlineAllocator } from '../allocators/types.js';
+import type { AllocatorDefinition, OnlineAllocator } from '../allocators/types.js';
 import type { Trace } from '../trace/model.js';
 import { kindMismatchNote, PlacementComparison } from './fidelity.js';
 import type { TraceFeed } from '../trace/pipeline/feed.js';
@@ -12,7 +12,10 @@ import { attributeReplay } from './holders.js';
 
 /** A replay request: which allocator, its options, the capacity, and the engine's options. */
 export interface RunOptions extends ReplayOptions {
-  /** Registered allocator name, or a configuration `NAME[key=value,…]` (default `naive`). */
+  /**
+   * Registered allocator name, or a configuration `NAME[key=value,…]` (default: the input's own,
+   * `caching` for a PyTorch snapshot and `bfc` for a TensorFlow log, else `naive`).
+   */
   allocator?: string;
   /** Allocator options, typed or as `--option` text; validated against the registry. */
   options?: Record<string, unknown>;
@@ -38,6 +41,18 @@ export function effectiveCapacity(trace: Trace, capacityBytes?: number): number 
   return typeof fromTrace === 'number' ? fromTrace : Infinity;
 }
 
+/** The allocator a trace is replayed by when none is named: the input's own, else `naive`. */
+export function defaultAllocator(trace: Pick<Trace, 'format'>): { name: string; chosenBy: 'input' | 'default' } {
+  if (trace.format === 'pytorch-snapshot') return { name: 'caching', chosenBy: 'input' };
+  if (trace.format === 'tflog') return { name: 'bfc', chosenBy: 'input' };
+  return { name: 'naive', chosenBy: 'default' };
+}
+
+/** The options of a run whose value is not the allocator's default. */
+function changedOptions(def: AllocatorDefinition, values: Record<string, unknown>): string[] {
+  return Object.keys(values).filter((k) => JSON.stringify(values[k]) !== JSON.stringify(def.options[k]?.default));
+}
+
 /** A replay set up: the allocator created, the engine ready to step through the trace. */
 interface StartedRun {
   allocator: OnlineAllocator;
@@ -49,7 +64,8 @@ interface StartedRun {
 }
 
 function startRun(trace: Trace, run: RunOptions): StartedRun {
-  const { def, options } = allocatorConfiguration(run.allocator ?? 'naive', run.options ?? {});
+  const chosen = run.allocator === undefined ? defaultAllocator(trace) : { name: run.allocator, chosenBy: 'request' as const };
+  const { def, options } = allocatorConfiguration(chosen.name, run.options ?? {});
   const resolved = resolveOptions(def, options, trace);
   if (def.needsRecordedHistory && !trace.recorded) {
     throw new UsageError(`allocator "${def.name}" needs a trace with a recorded history`);
@@ -76,7 +92,7 @@ function startRun(trace: Trace, run: RunOptions): StartedRun {
     const notes = [...resolved.notes, ...(said ? [said] : []), ...(trace.recorded?.notes ?? []), ...(allocator.notes?.() ?? [])];
     const report = buildReplayReport(
       trace,
-      { name: def.name, options: resolved.values, stats: allocator.stats() },
+      { name: def.name, options: resolved.values, stats: allocator.stats(), chosenBy: chosen.chosenBy, changedOptions: changedOptions(def, resolved.values) },
       capacity,
       outcome,
       notes,

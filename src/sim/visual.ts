@@ -172,7 +172,7 @@ function columns(points: readonly (readonly number[])[]): VisualTimeline {
  * first pass only.
  * @returns the first pass's result (the `memsim.replay/1` report) and the run for the page.
  */
-export function collectVisualRun(ctx: VisualContext, run: RunOptions & { allocator: string }): { result: RunResult; visual: VisualRun } {
+export function collectVisualRun(ctx: VisualContext, run: RunOptions): { result: RunResult; visual: VisualRun } {
   const { trace, settings } = ctx;
   const result = replay(trace, { ...run, timelinePoints: settings.timelinePoints, captureOomStates: settings.oomStates > 0 });
   const { report, outcome } = result;
@@ -190,7 +190,7 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions & { allocat
     const { onPlacement: _p, onProgress: _q, ...plain } = run;
     const second = replay(trace, { ...plain, timelinePoints: 16, captureStateAt: [...wanted.keys()], captureOomStates: false, attribution: false });
     if (second.outcome.peakReservedBytes !== outcome.peakReservedBytes || second.outcome.eventsReplayed !== outcome.eventsReplayed) {
-      throw new Error(`internal error: allocator "${run.allocator}" replayed the same trace differently twice (peak reserved ${outcome.peakReservedBytes} then ${second.outcome.peakReservedBytes})`);
+      throw new Error(`internal error: allocator "${report.allocator.name}" replayed the same trace differently twice (peak reserved ${outcome.peakReservedBytes} then ${second.outcome.peakReservedBytes})`);
     }
     for (const c of second.outcome.states) {
       const reason = wanted.get(c.event) ?? 'sample';
@@ -216,7 +216,7 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions & { allocat
   }
   const visual: VisualRun = {
     name: report.allocator.name,
-    kind: allocatorConfiguration(run.allocator ?? 'naive').def.needsRecordedHistory ? 'recorded' : 'allocator',
+    kind: allocatorConfiguration(report.allocator.name).def.needsRecordedHistory ? 'recorded' : 'allocator',
     options: report.allocator.options,
     completed: report.completed,
     summary: report.summary,

@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import type { CompareReport } from './compare.js';
 import { ratio } from '../sim/report.js';
+import { formatBytes, formatCount } from '../util/bytes.js';
 
 /** The figures compared with a baseline; for each, smaller is better. */
 export type BaselineFigure = 'peakReservedBytes' | 'minCapacityBytes' | 'oomCount';
@@ -40,7 +41,9 @@ export interface BaselineComparison {
 
 /** The part of a `memsim.compare/1` report that a baseline needs. */
 export interface BaselineReport {
-  trace: { path: string; name: string | null; events: number };
+  trace: { path: string; name: string | null; events: number; format?: string };
+  /** The capacity of the baseline's replays (null: unlimited; undefined: the report does not say). */
+  capacityBytes?: number | null;
   minCapacity: { stepBytes: number } | null;
   allocators: { name: string; options: Record<string, unknown>; summary: { peakReservedBytes: number; oomCount: number }; minCapacityBytes: number | null }[];
 }
@@ -71,8 +74,15 @@ export function parseBaseline(json: unknown, path: string): BaselineReport {
   });
   const t = isObj(json['trace']) ? json['trace'] : {};
   const mc = json['minCapacity'];
+  const cap = json['capacityBytes'];
   return {
-    trace: { path: String(t['path'] ?? ''), name: typeof t['name'] === 'string' ? t['name'] : null, events: isNum(t['events']) ? t['events'] : 0 },
+    trace: {
+      path: String(t['path'] ?? ''),
+      name: typeof t['name'] === 'string' ? t['name'] : null,
+      events: isNum(t['events']) ? t['events'] : 0,
+      ...(typeof t['format'] === 'string' ? { format: t['format'] } : {}),
+    },
+    ...(cap === null || isNum(cap) ? { capacityBytes: cap } : {}),
     minCapacity: isObj(mc) && isNum(mc['stepBytes']) ? { stepBytes: mc['stepBytes'] } : null,
     allocators,
   };
@@ -91,6 +101,29 @@ const sameOptions = (a: Record<string, unknown>, b: Record<string, unknown>): bo
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
   return keys.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
 };
+
+/**
+ * What makes a baseline another experiment than this run, in words (empty when nothing does): its
+ * trace (by name when both have one, else by format) or its capacity. Figures of
+ * another trace or capacity are not a regression or an improvement of this one.
+ */
+export function baselineMismatch(report: Pick<CompareReport, 'trace' | 'capacityBytes'>, base: BaselineReport): string[] {
+  const out: string[] = [];
+  const now = report.trace;
+  const was = base.trace;
+  const describe = (t: { path: string; name: string | null; events: number }): string =>
+    `${t.name !== null ? `"${t.name}" ` : ''}(${t.path}, ${formatCount(t.events)} events)`;
+  // A trace's name says which workload it records; a file without one is known only by its format
+  // (its path and length change with the change under test: before.json and after.json).
+  const sameTrace =
+    now.name !== null && was.name !== null ? now.name === was.name : was.format === undefined || was.format === now.format;
+  if (!sameTrace) out.push(`the trace: the baseline's is ${describe(was)}, this one ${describe(now)}`);
+  if (base.capacityBytes !== undefined && base.capacityBytes !== report.capacityBytes) {
+    const cap = (c: number | null): string => (c === null ? 'unlimited' : `${formatBytes(c)} (${formatCount(c)} bytes)`);
+    out.push(`the capacity: the baseline's is ${cap(base.capacityBytes)}, this one ${cap(report.capacityBytes)}`);
+  }
+  return out;
+}
 
 /**
  * Compares each row with the baseline's row of the same name on peak reserved, minimum capacity
@@ -116,7 +149,7 @@ export function compareWithBaseline(report: CompareReport, base: BaselineReport,
   if (missingMin) notes.push('the baseline has minimum capacities and this run has none for some rows: run with --min-capacity to compare them');
   const step = report.minCapacity?.stepBytes;
   if (step !== undefined && base.minCapacity && base.minCapacity.stepBytes !== step) {
-    notes.push(`the baseline searched minimum capacities in steps of ${base.minCapacity.stepBytes} bytes, this run in steps of ${step}`);
+    notes.push(`the baseline searched minimum capacities in steps of ${formatCount(base.minCapacity.stepBytes)} bytes, this run in steps of ${formatCount(step)}`);
   }
   const names = new Set(report.allocators.map((a) => a.name));
   return {

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { formatBytes } from '../util/bytes.js';
+import { formatBytes, formatCount } from '../util/bytes.js';
 import type { FigureChange } from './compare-baseline.js';
 import type { CompareEntry, CompareReport } from './compare.js';
 import type { ReplaySummary } from '../sim/report.js';
@@ -68,9 +68,9 @@ function oomMessage(r: CompareReport, e: CompareEntry): string {
   const o = e.firstOom;
   const cap = r.capacityBytes === null ? 'unlimited capacity' : `capacity ${formatBytes(r.capacityBytes)}`;
   const first = o
-    ? `; the first at event ${o.event}${o.line !== null ? ` (line ${o.line})` : ''}: ${formatBytes(o.sizeBytes)} requested with ${formatBytes(o.liveBytes)} live, ${formatBytes(o.reservedBytes)} reserved (${o.kind})`
+    ? `; the first at event ${formatCount(o.event)}${o.line !== null ? ` (line ${o.line})` : ''}: ${formatBytes(o.sizeBytes)} requested with ${formatBytes(o.liveBytes)} live, ${formatBytes(o.reservedBytes)} reserved (${o.kind})`
     : '';
-  return `gate oom failed: ${e.name} hit ${e.summary.oomCount} OOM(s) at ${cap}${first}`;
+  return `gate oom failed: ${e.name} hit ${formatCount(e.summary.oomCount)} OOM(s) at ${cap}${first}`;
 }
 
 /**

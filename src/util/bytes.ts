@@ -45,7 +45,10 @@ function exactProduct(num: string, mult: number): number | undefined {
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 
 /**
- * Human-readable IEC bytes for reports: `512 B`, `1.50 KiB`, `3.00 GiB`.
+ * Human-readable IEC bytes for reports: `512 B`, `1.50 KiB`, `3.00 GiB`: whole bytes below 1 KiB,
+ * else two decimals and never four digits before the point: from 1000 of a unit (as shown, after
+ * rounding) the next unit is used (`1006 MiB` is `0.98 GiB`), so that figures side by side read in
+ * the same unit.
  * Exact byte counts stay available in JSON; this is for reading.
  */
 export function formatBytes(bytes: number): string {
@@ -53,7 +56,7 @@ export function formatBytes(bytes: number): string {
   const neg = bytes < 0;
   let v = Math.abs(bytes);
   let i = 0;
-  while (v >= 1024 && i < IEC.length - 1) {
+  while ((i === 0 ? v >= 1024 : Number(v.toFixed(2)) >= 1000) && i < IEC.length - 1) {
     v /= 1024;
     i++;
   }
@@ -70,4 +73,11 @@ export function formatPercent(ratio: number): string {
 /** Lowercase hexadecimal with a 0x prefix, for addresses. */
 export function formatHex(address: number): string {
   return `0x${address.toString(16)}`;
+}
+
+/** An integer with thin thousands separators (`12,345`), independent of the locale. */
+export function formatCount(n: number): string {
+  const s = String(Math.trunc(Math.abs(n)));
+  const out = s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return n < 0 ? `-${out}` : out;
 }

@@ -128,9 +128,42 @@ describe('memsim compare (CLI)', () => {
   });
 
   it('counts a new OOM as a regression from none', () => {
-    const r = runCli(['compare', '--allocators', 'naive', base, '--capacity', '50KiB', '--baseline', baseline, '--fail-on', 'regression']);
+    const at100 = join(dir, 'baseline-100k.json');
+    expect(runCli(['compare', '--allocators', 'naive', base, '--capacity', '100KiB', '--json-output', at100]).code).toBe(0);
+    const r = runCli(['compare', '--allocators', 'naive', grown, '--capacity', '100KiB', '--baseline', at100, '--fail-on', 'regression']);
     expect(r.code).toBe(1);
     expect(lastLine(r.stderr)).toBe('memsim: gate regression failed: naive OOM count 0 -> 1 (from none), over the 0% allowed (--max-regression)');
+  });
+
+  it('refuses a baseline of another capacity or another trace, before replaying; --baseline-any compares anyway', () => {
+    const r = runCli(['compare', '--allocators', 'naive', base, '--capacity', '50KiB', '--baseline', baseline, '--fail-on', 'regression']);
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toBe(
+      `memsim: --baseline ${baseline} is from another experiment: the capacity: the baseline's is unlimited, this one 50.00 KiB (51,200 bytes). ` +
+        'Its figures would read as regressions or improvements that no change made: compare with a baseline of the same trace and capacity, or pass --baseline-any to compare anyway\n',
+    );
+    // Two workloads by their names (a JSON trace's meta.name).
+    const named = (name: string, size: number): string => {
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify({ format: 'memsim-trace', version: 1, meta: { name }, events: [{ op: 'alloc', id: 'a', size }, { op: 'free', id: 'a' }] }));
+      return path;
+    };
+    const training = named('training', 100 * KiB);
+    const inference = named('inference', 400 * KiB);
+    const trainingBase = join(dir, 'training-base.json');
+    expect(runCli(['compare', '--allocators', 'naive', training, '--json-output', trainingBase]).code).toBe(0);
+    const other = runCli(['compare', '--allocators', 'naive', inference, '--baseline', trainingBase]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(`is from another experiment: the trace: the baseline's is "training" (${training}, 2 events), this one "inference" (${inference}, 2 events).`);
+    const anyway = runCli(['compare', '--allocators', 'naive', inference, '--baseline', trainingBase, '--baseline-any', '--format', 'json']);
+    expect(anyway.code).toBe(0);
+    expect(JSON.parse(anyway.stdout).baseline.notes).toEqual([`compared anyway (--baseline-any): the trace: the baseline's is "training" (${training}, 2 events), this one "inference" (${inference}, 2 events)`]);
+    // The same workload grown (same name) is compared: that is what a baseline is for.
+    const grownTraining = join(tempDir(), 'training.json');
+    writeFileSync(grownTraining, JSON.stringify({ format: 'memsim-trace', version: 1, meta: { name: 'training' }, events: [{ op: 'alloc', id: 'a', size: 103 * KiB }, { op: 'free', id: 'a' }] }));
+    const regressed = runCli(['compare', '--allocators', 'naive', grownTraining, '--baseline', trainingBase, '--fail-on', 'regression']);
+    expect(regressed.code).toBe(1);
+    expect(lastLine(regressed.stderr)).toMatch(/naive peak reserved 100\.00 KiB -> 103\.00 KiB \(\+3%\)/);
   });
 
   it('writes bench-json for benchmark trackers', () => {

@@ -59,10 +59,17 @@ describe('compare reports', () => {
   });
 
   it('text report shows the same status and table', async () => {
-    const text = renderCompareText(await run({ capacityBytes: 4 * MiB, minCapacity: true }));
+    const report = await run({ capacityBytes: 4 * MiB, minCapacity: true });
+    const text = renderCompareText(report, { width: 200 });
     expect(text.split('\n')[2]).toBe('✘ OOM: 1 of 1 allocator ran out of memory at capacity 4.00 MiB: naive (fragmentation)');
     expect(text).toContain('naive: OOM at event 1 (line 2)');
     expect(text).toMatch(/│ 1 │ naive\s+│\s+1\.00 KiB │\s+– │ .* │ 1 fragmentation │\s+5 MiB │/);
+    // At 100 columns (the default) the table leaves out the columns that matter least, and says so.
+    const narrow = renderCompareText(report);
+    expect(narrow).toContain('│ # │ allocator               │ peak reserved │ vs lower bound │ OOMs            │ min capacity │');
+    expect(narrow).toMatch(/│ 1 │ naive +│ +1\.00 KiB │ +– │ 1 fragmentation │ +5 MiB │/);
+    expect(narrow).toContain('(left out at 100 columns: utilization, internal frag, external frag, device calls; --width 158 or\n --format json shows them)');
+    expect(Math.max(...narrow.split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(100);
   });
 
   it('compares with a baseline both ways, rows added and removed', async () => {

@@ -32,7 +32,7 @@ describe('memsim plan', () => {
   });
 
   it('text: the bounds, then a table best first', () => {
-    const r = runCli(['plan', complex, '--time-limit', '2s']);
+    const r = runCli(['plan', complex, '--time-limit', '2s', '--width', '160']);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe(`memsim plan: ${complex} (records-csv, 9 records)`);

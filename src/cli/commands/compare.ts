@@ -3,15 +3,17 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { renderCompareBench, renderCompareMarkdown, renderCompareText, renderJson } from '../../report/index.js';
-import { compareWithBaseline, parseBaseline } from '../../sweep/compare-baseline.js';
+import { baselineMismatch, compareWithBaseline, parseBaseline } from '../../sweep/compare-baseline.js';
 import { evaluateGates, type GateSpec, parseGate, parseRatio } from '../../sweep/compare-gates.js';
 import { compareTrace, type CompareReport } from '../../sweep/compare.js';
 import { knownContenders } from '../../sweep/contenders.js';
 import { readTrace } from '../../trace/read.js';
+import { traceInfo } from '../../sim/report.js';
+import { effectiveCapacity } from '../../sim/run.js';
 import { canonicalConfiguration, splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
-import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput, writeErr } from '../io.js';
-import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
+import { htmlDestination, Progress, type ProgressMode, reportWidth, useColor, writeOutput, writeErr } from '../io.js';
+import { bytesArg, collect, intArg, parseOptionPairs, parseOptions, WIDTH_HELP, widthArg } from '../options.js';
 import { comparisonPage } from '../html.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
@@ -28,6 +30,7 @@ const schema = z.object({
   output: z.string().optional(),
   jsonOutput: z.string().optional(),
   baseline: z.string().optional(),
+  baselineAny: z.boolean().default(false),
   maxRegression: z.string().optional(),
   failOn: z.array(z.string()).default([]),
   onOom: z.enum(['stop', 'continue']).default('stop'),
@@ -37,6 +40,7 @@ const schema = z.object({
   ...traceInputFields,
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
   color: z.boolean().default(true),
+  width: widthArg.optional(),
 });
 
 /** `--option alloc.key=value` flags, grouped by row name. */
@@ -54,11 +58,11 @@ export function optionsByRow(flags: readonly string[]): Record<string, Record<st
 }
 
 /** Renders a comparison in the asked format. */
-export function renderCompare(r: CompareReport, format: 'text' | 'json' | 'markdown' | 'bench-json', color: boolean): string {
+export function renderCompare(r: CompareReport, format: 'text' | 'json' | 'markdown' | 'bench-json', color: boolean, width?: number): string {
   if (format === 'json') return renderJson(r);
   if (format === 'markdown') return renderCompareMarkdown(r);
   if (format === 'bench-json') return renderCompareBench(r);
-  return renderCompareText(r, { color });
+  return renderCompareText(r, { color, ...(width !== undefined ? { width } : {}) });
 }
 
 function readBaseline(path: string): unknown {
@@ -90,6 +94,7 @@ export function compareCommand(): Command {
       .option('--output <file>', 'write the report to a file instead of stdout')
       .option('--json-output <file>', 'also write the memsim.compare/1 JSON report to a file (the next run\'s --baseline)')
       .option('--baseline <file>', 'a memsim.compare/1 JSON report to compare with (peak reserved, minimum capacity, OOMs)')
+      .option('--baseline-any', 'compare with a baseline of another trace or capacity (refused otherwise: its figures are not a regression of this run)')
       .option('--max-regression <ratio>', 'allowed worsening against the baseline, e.g. 5% or 0.05; fails the run beyond it (default 0%)')
       .option('--fail-on <condition>', 'exit 1 when: oom | regression | fragmentation>0.3 | internal-fragmentation>X | external-fragmentation>X | overhead>X (repeatable)', collect, [])
       .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
@@ -97,6 +102,7 @@ export function compareCommand(): Command {
       .option('-j, --jobs <n>', 'worker threads (default: the number of cores, or 1 for traces under 50,000 events; 1 runs in this thread)')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
       .option('--no-color', 'no colours in the text report')
+      .option('--width <columns>', WIDTH_HELP)
       .addHelpText(
         'after',
         `
@@ -126,6 +132,15 @@ Examples:
         if (allocators !== 'all' && allocators.length === 0) throw new UsageError('--allocators: no allocator named');
 
         const trace = readTrace(tracePath, readOptions(o));
+        // A baseline of another trace or capacity is refused before any replay.
+        const capacity = effectiveCapacity(trace, o.capacity);
+        const differs = baseline ? baselineMismatch({ trace: traceInfo(trace), capacityBytes: Number.isFinite(capacity) ? capacity : null }, baseline) : [];
+        if (differs.length > 0 && !o.baselineAny) {
+          throw new UsageError(
+            `--baseline ${o.baseline ?? ''} is from another experiment: ${differs.join('; ')}. ` +
+              'Its figures would read as regressions or improvements that no change made: compare with a baseline of the same trace and capacity, or pass --baseline-any to compare anyway',
+          );
+        }
         const progress = new Progress(o.progress as ProgressMode, 'compare');
         let result;
         try {
@@ -147,13 +162,16 @@ Examples:
         }
         const { report, execution } = result;
         if (o.jobs !== undefined && o.jobs > 1 && execution.reason) writeErr(`memsim: note: ran in one thread: ${execution.reason}\n`);
-        if (baseline && o.baseline !== undefined) report.baseline = compareWithBaseline(report, baseline, o.baseline, maxRegression);
+        if (baseline && o.baseline !== undefined) {
+          report.baseline = compareWithBaseline(report, baseline, o.baseline, maxRegression);
+          for (const d of differs) report.baseline.notes.push(`compared anyway (--baseline-any): ${d}`);
+        }
         report.gates = evaluateGates(report, gates);
         if (o.format === 'html') {
           writeOutput(comparisonPage(trace, report, optionsByRow(o.option), { command: 'compare', progress: o.progress as ProgressMode }), o.output);
         } else {
           const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
-          writeOutput(renderCompare(report, o.format as Exclude<typeof o.format, 'html'>, color), o.output);
+          writeOutput(renderCompare(report, o.format as Exclude<typeof o.format, 'html'>, color, reportWidth(o.width, o.output !== undefined)), o.output);
         }
         if (o.jsonOutput !== undefined) writeOutput(renderJson(report), o.jsonOutput);
         const failures = report.gates.flatMap((g) => g.failures);

@@ -8,8 +8,8 @@ import { renderDiffText } from '../../report/diff-text.js';
 import { readTrace } from '../../trace/read.js';
 import { canonicalConfiguration, splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
-import { useColor, writeOutput, writeErr } from '../io.js';
-import { bytesArg, collect, intArg, parseOptionPairs, parseOptions } from '../options.js';
+import { reportWidth, useColor, writeOutput, writeErr } from '../io.js';
+import { bytesArg, collect, intArg, parseOptionPairs, parseOptions, WIDTH_HELP, widthArg } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { addAttributionOptions, attributionFields } from '../attribution-input.js';
 
@@ -29,6 +29,7 @@ const schema = z.object({
   jobs: intArg.refine((n) => n >= 1, 'must be at least 1').optional(),
   ...traceInputFields,
   color: z.boolean().default(true),
+  width: widthArg.optional(),
 });
 
 /**
@@ -51,10 +52,10 @@ function optionsOf(flags: readonly string[], allocators: readonly string[]): Rec
 }
 
 /** Renders a diff in the asked format. */
-export function renderDiff(r: DiffReport, format: 'text' | 'json' | 'markdown', color: boolean): string {
+export function renderDiff(r: DiffReport, format: 'text' | 'json' | 'markdown', color: boolean, width?: number): string {
   if (format === 'json') return renderJson(r);
   if (format === 'markdown') return renderDiffMarkdown(r);
-  return renderDiffText(r, { color });
+  return renderDiffText(r, { color, ...(width !== undefined ? { width } : {}) });
 }
 
 export function diffCommand(): Command {
@@ -77,6 +78,7 @@ export function diffCommand(): Command {
         .addOption(new Option('--start <mode>', 'replays of recorded histories: from the recorded layout, or fresh (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
         .option('-j, --jobs <n>', 'worker threads (default: the number of cores, or 1 for traces under 50,000 events)')
         .option('--no-color', 'no colours in the text report')
+        .option('--width <columns>', WIDTH_HELP)
         .addHelpText(
           'after',
           `
@@ -113,7 +115,7 @@ Examples:
       gates,
     });
     const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
-    writeOutput(renderDiff(report, o.format, color), o.output);
+    writeOutput(renderDiff(report, o.format, color, reportWidth(o.width, o.output !== undefined)), o.output);
     const failures = report.gates.flatMap((g) => g.failures);
     for (const f of failures.slice(0, -1)) writeErr(`memsim: ${f.message}\n`);
     const last = failures[failures.length - 1];

@@ -6,8 +6,8 @@ import { csvPlanOf, feasibilityOf, renderJson, renderPlanCsv, renderPlanText } f
 import { UsageError } from '../../errors.js';
 import { parseDuration } from '../../util/duration.js';
 import { GateFailure } from '../errors.js';
-import { useColor, writeOutput } from '../io.js';
-import { bytesArg, intArg, parseOptions } from '../options.js';
+import { reportWidth, useColor, writeOutput } from '../io.js';
+import { bytesArg, intArg, parseOptions, WIDTH_HELP, widthArg } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 
 const durationArg = z.string().transform((v, ctx) => {
@@ -34,6 +34,7 @@ const schema = z.object({
   output: z.string().optional(),
   ...traceInputFields,
   color: z.boolean().default(true),
+  width: widthArg.optional(),
 });
 
 function strategyHelp(): string {
@@ -55,6 +56,7 @@ export function planCommand(): Command {
       .addOption(new Option('-f, --format <format>', 'text table, memsim.plan/1 JSON, or the records with an offset column (csv)').choices(['text', 'json', 'csv']).default('text'))
       .option('--output <file>', 'write to a file instead of stdout')
       .option('--no-color', 'no colours in the text table')
+      .option('--width <columns>', WIDTH_HELP)
       .addHelpText(
         'after',
         `
@@ -100,7 +102,7 @@ Examples:
           writeOutput(renderPlanCsv(records, resultOffsets(chosen, o.alignment)), o.output);
         } else {
           const color = useColor(!o.color, o.output !== undefined);
-          writeOutput(renderPlanText(report, { color }), o.output);
+          writeOutput(renderPlanText(report, { color, width: reportWidth(o.width, o.output !== undefined) }), o.output);
         }
         const verdict = feasibilityOf(report);
         if (verdict && verdict.status !== 'found') throw new GateFailure(verdict.line);

@@ -2,26 +2,26 @@ import { loadAllocator } from '../../allocators/registry.js';
 import { renderJson } from '../../report/json.js';
 import { renderReplayMarkdown } from '../../report/replay-markdown.js';
 import { renderReplayText } from '../../report/replay-text.js';
-import { effectiveCapacity, replay, replayFeed, type RunOptions } from '../../sim/run.js';
+import { defaultAllocator, effectiveCapacity, replay, replayFeed, type RunOptions } from '../../sim/run.js';
 import type { ReplayReport } from '../../sim/report.js';
 import { readTraceFile } from '../../trace/open.js';
 import type { TraceFeed } from '../../trace/pipeline/feed.js';
-import { formatBytes } from '../../util/bytes.js';
+import { formatBytes, formatCount } from '../../util/bytes.js';
 import { parseConfiguration } from '../../util/configuration.js';
 import { attributionOptions } from '../attribution-flags.js';
 import { GateFailure } from '../errors.js';
 import { parseOptionPairs } from '../flags.js';
-import { Progress, type ProgressMode, useColor, writeOutput } from '../io.js';
+import { Progress, type ProgressMode, reportWidth, useColor, writeOutput } from '../io.js';
 import { PlacementsCsv } from '../placements.js';
 import { OutputFile } from '../../output/index.js';
 import { readOptions } from '../trace-flags.js';
 import type { ReplayFlags } from './replay.js';
 
 /** Renders a replay report in the asked format. */
-export function renderReplay(report: ReplayReport, format: 'text' | 'json' | 'markdown', color: boolean, oomDump: 'compact' | 'full' | 'none'): string {
+export function renderReplay(report: ReplayReport, format: 'text' | 'json' | 'markdown', color: boolean, oomDump: 'compact' | 'full' | 'none', width?: number): string {
   if (format === 'json') return renderJson(report);
   if (format === 'markdown') return renderReplayMarkdown(report);
-  return renderReplayText(report, { color, oomDump });
+  return renderReplayText(report, { color, oomDump, ...(width !== undefined ? { width } : {}) });
 }
 
 /** The gate of `replay`: an OOM fails it unless `--allow-oom`. */
@@ -29,7 +29,7 @@ export function oomGate(report: ReplayReport): string | undefined {
   const first = report.ooms[0];
   if (report.summary.oomCount === 0 || !first) return undefined;
   return (
-    `gate failed: replay with ${report.allocator.name} hit ${report.summary.oomCount} OOM(s); the first ${first.recorded ? 'before' : 'at'} event ${first.event}` +
+    `gate failed: replay with ${report.allocator.name} hit ${formatCount(report.summary.oomCount)} OOM(s); the first ${first.recorded ? 'before' : 'at'} event ${formatCount(first.event)}` +
     `${first.entry !== undefined ? ` (${first.entry})` : first.line !== null ? ` (line ${first.line})` : ''}${first.recorded ? ", the real run's own" : ''}: ` +
     `${formatBytes(first.sizeBytes)} requested with ${formatBytes(first.liveBytes)} live, ` +
     `${formatBytes(first.reservedBytes)} reserved, capacity ${first.capacityBytes === null ? 'unlimited' : formatBytes(first.capacityBytes)} (${first.kind}); --allow-oom accepts it`
@@ -41,7 +41,7 @@ export function oomGate(report: ReplayReport): string | undefined {
  * reads it), replays it, writes the report.
  */
 export async function runReplay(tracePath: string, o: ReplayFlags, feedOpening: Promise<TraceFeed | null> | null): Promise<void> {
-  await loadAllocator(parseConfiguration(o.allocator).name);
+  if (o.allocator !== undefined) await loadAllocator(parseConfiguration(o.allocator).name);
   const html = o.format === 'html' ? await import('./replay-html.js') : undefined;
   const feed = feedOpening ? await feedOpening : null;
   const reading = new Progress(o.progress as ProgressMode, 'read');
@@ -51,14 +51,16 @@ export async function runReplay(tracePath: string, o: ReplayFlags, feedOpening: 
       onProgress: (done, total) => reading.update(done, total, 'bytes'),
     })));
   reading.done();
+  // Without --allocator the input decides (a snapshot's caching, a log's bfc), once it is read.
+  if (o.allocator === undefined) await loadAllocator(defaultAllocator(trace).name);
   const progress = new Progress(o.progress as ProgressMode, 'replay');
   const placementsFile = o.placements ? new OutputFile(o.placements) : undefined;
   const placements = placementsFile ? new PlacementsCsv(placementsFile, () => trace.ids) : undefined;
   let result;
   let page: string | undefined;
   try {
-    const run: RunOptions & { allocator: string } = {
-      allocator: o.allocator,
+    const run: RunOptions = {
+      ...(o.allocator !== undefined ? { allocator: o.allocator } : {}),
       options: parseOptionPairs(o.option),
       ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
       onOom: o.onOom,
@@ -89,7 +91,7 @@ export async function runReplay(tracePath: string, o: ReplayFlags, feedOpening: 
   placements?.close();
   placementsFile?.close();
   const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
-  writeOutput(page ?? renderReplay(result.report, o.format as 'text' | 'json' | 'markdown', color, o.oomDump), o.output);
+  writeOutput(page ?? renderReplay(result.report, o.format as 'text' | 'json' | 'markdown', color, o.oomDump, reportWidth(o.width, o.output !== undefined)), o.output);
   const gate = oomGate(result.report);
   if (gate && !o.allowOom) throw new GateFailure(gate);
 }

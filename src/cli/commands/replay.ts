@@ -10,7 +10,7 @@ import { addTraceInputOptions, readOptions, traceInputFlags } from '../trace-fla
 // once the flags are checked (and a large file has started reading on another thread, which boots
 // meanwhile), its allocator and importer by name, the HTML report's code only for --format html.
 const schema = flagSchema({
-  allocator: flag.required(),
+  allocator: flag.name('an allocator name'),
   capacity: flag.bytes(),
   option: flag.list(),
   format: flag.oneOf(['text', 'json', 'markdown', 'html'], 'text'),
@@ -24,6 +24,7 @@ const schema = flagSchema({
   progress: flag.oneOf(['auto', 'always', 'never'], 'auto'),
   color: flag.boolean(true),
   oomDump: flag.oneOf(['compact', 'full', 'none'], 'compact'),
+  width: flag.between(40, 1000),
 });
 
 /** The parsed flags of `replay`. */
@@ -38,7 +39,7 @@ export function replayCommand(): Command {
     new Command('replay')
       .description('replay a trace through an allocator and report peak usage, fragmentation and OOMs')
       .argument('<trace>', 'trace file (memsim JSON/JSONL/CSV, or an importable format); - for stdin')
-      .option('-a, --allocator <name>', `allocator: ${allocatorNames().join(', ')}; or NAME[key=value,…] with options`, 'naive')
+      .option('-a, --allocator <name>', `allocator: ${allocatorNames().join(', ')}; or NAME[key=value,…] with options (default: caching for a PyTorch snapshot, bfc for a TensorFlow log, else naive)`)
       .option('-c, --capacity <bytes>', 'device capacity, e.g. 80GiB, 1.5GiB, 2GB (default: the trace meta capacityBytes, else unlimited)')
       .option('-o, --option <key=value>', 'allocator option (repeatable; key=value,key2=value2 also works)', collect, [])
       .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json', 'markdown', 'html']).default('text'))
@@ -50,13 +51,14 @@ export function replayCommand(): Command {
       .option('--oom-dump <mode>', 'native OOM text in the text report: compact, full or none', 'compact')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
       .option('--no-color', 'no colours in the text report')
+      .option('--width <columns>', 'columns the text report keeps to, tables wrapping or leaving out columns to fit (default: the terminal\'s width, else 100)')
       .addHelpText(
         'after',
         `
 Examples:
   $ memsim replay traces/training.json --allocator naive
   $ memsim replay traces/training.json --allocator naive --capacity 12GiB --format json --output report.json
-  $ memsim replay traces/fragmentation.csv --capacity 1GiB --on-oom continue --allow-oom --format html --output oom.html
+  $ memsim replay traces/fragmentation.csv --allocator bfc --capacity 600MiB --on-oom continue --allow-oom --format html --output oom.html
   $ memsim replay traces/inference.jsonl --placements placements.csv --format markdown >> "$GITHUB_STEP_SUMMARY"
   $ memsim replay tf.log --allocator bfc --allocator-name GPU_0_bfc
   $ memsim replay snap.pickle --allocator caching --option expandable_segments=true --start fresh`,

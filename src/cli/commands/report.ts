@@ -51,7 +51,7 @@ export function reportCommand(): Command {
 Examples:
   $ memsim report traces/training.json --output report.html
   $ memsim report traces/training.json --allocators naive,lifetime-pool --capacity 12GiB --output report.html
-  $ memsim report traces/fragmentation.csv --capacity 1GiB --on-oom continue --output oom.html
+  $ memsim report traces/fragmentation.csv --capacity 560MiB --on-oom continue --output oom.html
   $ memsim report trace.csv --option naive.page=64KiB --states 64 --output report.html`,
       )
       .action(async (tracePath: string, raw: Record<string, unknown>) => {

@@ -13,8 +13,8 @@ import { readTrace } from '../../trace/read.js';
 import { formatBytes } from '../../util/bytes.js';
 import { splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
-import { htmlDestination, Progress, type ProgressMode, useColor, writeOutput, writeErr } from '../io.js';
-import { bytesArg, collect, intArg, parseOptions } from '../options.js';
+import { htmlDestination, Progress, type ProgressMode, reportWidth, useColor, writeOutput, writeErr } from '../io.js';
+import { bytesArg, collect, intArg, parseOptions, WIDTH_HELP, widthArg } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { describeSystemError } from '../../util/system-error.js';
 
@@ -43,6 +43,7 @@ const schema = z.object({
   ...traceInputFields,
   progress: z.enum(['auto', 'always', 'never']).default('auto'),
   color: z.boolean().default(true),
+  width: widthArg.optional(),
 });
 
 function readPart(path: string): TunePart {
@@ -62,11 +63,11 @@ function readPart(path: string): TunePart {
 }
 
 /** Renders the report in the asked format. */
-export function renderTune(r: TuneReport, format: 'text' | 'json' | 'markdown' | 'html', o: { color: boolean; top: number }): string {
+export function renderTune(r: TuneReport, format: 'text' | 'json' | 'markdown' | 'html', o: { color: boolean; top: number; width?: number }): string {
   if (format === 'json') return renderJson(r);
   if (format === 'markdown') return renderTuneMarkdown(r, { top: o.top });
   if (format === 'html') return renderTuneHtml(r, { top: o.top });
-  return renderTuneText(r, { color: o.color, top: o.top });
+  return renderTuneText(r, { color: o.color, top: o.top, ...(o.width !== undefined ? { width: o.width } : {}) });
 }
 
 export function tuneCommand(): Command {
@@ -90,6 +91,7 @@ export function tuneCommand(): Command {
       .option('--merge <files...>', 'join the parts written by --shard into the report one run gives')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
       .option('--no-color', 'no colours in the text report')
+      .option('--width <columns>', WIDTH_HELP)
       .addHelpText(
         'after',
         `
@@ -143,7 +145,7 @@ Examples:
         }
         const report = assembleTuneReport(part);
         const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
-        writeOutput(renderTune(report, o.format, { color, top: o.top }), o.output);
+        writeOutput(renderTune(report, o.format, { color, top: o.top, width: reportWidth(o.width, o.output !== undefined) }), o.output);
         if (o.jsonOutput !== undefined) writeOutput(renderJson(report), o.jsonOutput);
         const sf = report.shortfall;
         if (sf) {
