@@ -14,10 +14,12 @@ const init = workerData as ReaderInit;
 const port = parentPort as NonNullable<typeof parentPort>;
 const post = (m: ReaderMessage): void => port.postMessage(m);
 
-// The builder calls `publish` every `every / 16` events; the trace is posted at `every / 16`,
-// `every / 8`, … events, then every `every` events: the replaying thread waits for the first events
-// only as long as a few thousand take to read.
+// The trace is posted at `every / 16`, `every / 8`, … events, then every `every` events: the
+// replaying thread waits for the first events only as long as a few thousand take to read. The
+// builder asks every 256 events (or `every`, when smaller), from early on: its code meets that call
+// before it is optimized, which then needs no second optimization once the call comes.
 const step = Math.max(1, init.every >> 4);
+const asked = Math.min(256, step);
 let nextPost = step;
 let tagsSent = 0;
 function publish(b: TraceBuilder): void {
@@ -34,7 +36,7 @@ function publish(b: TraceBuilder): void {
 try {
   const opened = openTrace(init.path, init.options);
   await loadReader(opened.reader);
-  const builder = new TraceBuilder(init.path, { ...init.options, source: opened.src, onEvents: { every: step, call: publish } });
+  const builder = new TraceBuilder(init.path, { ...init.options, source: opened.src, onEvents: { every: asked, call: publish } });
   const recorded = opened.reader.read(opened.src, builder, init.options);
   opened.src.close();
   const trace = builder.finish(opened.reader.format, recorded ?? undefined);
