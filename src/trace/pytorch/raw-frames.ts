@@ -1,5 +1,5 @@
 import type { PickleDict, PickleValue } from './pickle-value.js';
-import { HASH_START, hashStep, RunIndex } from './run-index.js';
+import { HASH_START, RunIndex } from './run-index.js';
 
 /**
  * A container that the snapshot unpickler (snapshot-unpickler.ts) fills in its own form instead of
@@ -65,7 +65,7 @@ export class RawFrameLists {
         f = (v as Numbered)[FRAME_NUMBER] ?? this.number(v);
       }
       ids[at + i - from] = f;
-      h = hashStep(h, f);
+      h = Math.imul(h ^ f, 16777619);
     }
     list.hash = h;
     this.open = list;
@@ -116,7 +116,7 @@ export class RawFrameLists {
         data = this.runs.data;
       }
       data[at + n++] = f;
-      h = hashStep(h, f);
+      h = Math.imul(h ^ f, 16777619);
     }
     if (n > 0) {
       this.open = list;

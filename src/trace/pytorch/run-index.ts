@@ -33,11 +33,14 @@ export class RunIndex {
     const s = this.end;
     const data = this.data;
     let h = HASH_START;
-    for (let k = s; k < s + n; k++) h = hashStep(h, data[k] as number);
+    for (let k = s; k < s + n; k++) h = Math.imul(h ^ (data[k] as number), 16777619);
     return this.addHashed(n, h);
   }
 
-  /** {@link add} with the hash of the numbers already made (with {@link hashStep} from {@link HASH_START}). */
+  /**
+   * {@link add} with the hash of the numbers already made: from {@link HASH_START}, `h =
+   * Math.imul(h ^ x, 16777619)` for each number x (written out where the numbers are made).
+   */
   addHashed(n: number, hash: number): number {
     const s = this.end;
     const h = Math.imul(hash ^ n, 16777619);
@@ -85,10 +88,6 @@ export class RunIndex {
 
 /** The hash of a run: FNV-1a over its numbers from HASH_START, then over its length. */
 export const HASH_START = 0x811c9dc5 | 0;
-
-export function hashStep(h: number, x: number): number {
-  return Math.imul(h ^ x, 16777619);
-}
 
 export function growU32(a: Uint32Array, n: number): Uint32Array<ArrayBuffer> {
   const b = new Uint32Array(Math.max(n, a.length * 2));

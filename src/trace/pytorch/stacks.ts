@@ -2,7 +2,7 @@ import type { TraceStacks } from '../model.js';
 import { asFrame, classify, FALLBACK, PYTHON } from './frames.js';
 import { isDict, type PickleValue } from './pickle-value.js';
 import type { RawFrameLists } from './raw-frames.js';
-import { growU32, HASH_START, hashStep, RunIndex } from './run-index.js';
+import { growU32, HASH_START, RunIndex } from './run-index.js';
 
 /**
  * The user stacks of a snapshot's allocations, interned for {@link TraceStacks}: a stack keeps the
@@ -87,7 +87,7 @@ export class StackTable {
       const at = this.runs.end + this.np;
       if (at >= this.runs.data.length) this.runs.reserve(at + 1);
       this.runs.data[at] = c >>> 2;
-      this.hash = hashStep(this.hash, c >>> 2);
+      this.hash = Math.imul(this.hash ^ (c >>> 2), 16777619);
       this.np++;
     } else if (kind === FALLBACK && this.np === 0) {
       if (this.nf === this.fallback.length) this.fallback = growU32(this.fallback, this.nf * 2);
