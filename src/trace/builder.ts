@@ -1,9 +1,9 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
-import { columnOf, growColumn, growsInPlace, newColumn } from './columns.js';
-import { decimalId, IdTable } from './id-table.js';
-import { StringInterner } from './string-interner.js';
+import { newColumn } from './columns.js';
+import { type BuildSource, EventColumns } from './event-columns.js';
+import { decimalId } from './id-table.js';
 import { invalidIdMessage, invalidUtf8At } from './utf8.js';
-import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceMeta, type TraceStacks } from './model.js';
+import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceStacks } from './model.js';
 
 /** Options every reader accepts. */
 export interface BuildOptions {
@@ -15,7 +15,7 @@ export interface BuildOptions {
    * The file being read, when known: columns then grow to the size the whole file will need
    * (extrapolated from the share read so far) rather than by small steps, each of which copies them.
    */
-  source?: { readonly readBytes: number; readonly totalBytes: number; readonly base?: number };
+  source?: BuildSource;
   /**
    * Called with the builder after every `every` events (a reader on another thread publishes the
    * trace so far: see `trace/pipeline/`).
@@ -40,10 +40,8 @@ function resized(a: Uint32Array, n: number): Uint32Array {
  * Ids arrive as bytes (fast readers) or strings (importers); either way they are interned without a
  * JS string per event.
  */
-export class TraceBuilder {
-  readonly file: string;
+export class TraceBuilder extends EventColumns {
   readonly problems = new ProblemList();
-  meta: TraceMeta = {};
   /** The allocations' call stacks, when the reader knows them (set by the importer). */
   stacks: TraceStacks | undefined;
   /**
@@ -53,64 +51,19 @@ export class TraceBuilder {
    */
   entries: { list: string; fields: Readonly<Record<string, string>> } | undefined;
   private readonly lenient: boolean;
-  private readonly source: BuildOptions['source'];
   private readonly onEvents: BuildOptions['onEvents'];
   /** The event count at which `onEvents` is called next. */
   private nextCall = Infinity;
 
-  private n = 0;
-  private cap: number;
-  private op: Uint8Array;
-  private alloc: Uint32Array;
-  private size: Float64Array;
-  private step: Int32Array | Float64Array;
-  private line: Uint32Array;
-  private stream: Float64Array | null = null;
-  private tag: Uint32Array | null = null;
-  private time: Float64Array | null = null;
-  private align: Uint32Array | null = null;
-
-  /** Events the columns reserve room for (address space; see columns.ts), from the file's length. */
-  private readonly reserve: number;
-  private allocs = 0;
-  private allocCap: number;
-  private allocEvent: Uint32Array;
-  private freeEvent: Int32Array;
-  private readonly ids: IdTable;
-  private readonly tags = new StringInterner();
-
   private currentStep = 0;
-  private readonly stepSet = new Set<number>();
   private lastTime = -Infinity;
   private lastTimeLine = 0;
-  private live = 0;
-  private liveAllocs = 0;
-  private peakLive = 0;
-  private peakLiveEvent = -1;
-  private frees = 0;
-  private unknownFree = 0;
-  private doubleAlloc = 0;
-  private initialEvents = 0;
 
   constructor(file: string, options: BuildOptions = {}) {
-    this.file = file;
+    super(file, options.expectedEvents, options.source);
     this.lenient = options.lenient ?? false;
-    this.source = options.source;
     this.onEvents = options.onEvents;
     if (this.onEvents) this.nextCall = this.onEvents.every;
-    this.cap = Math.max(1024, options.expectedEvents ?? 0);
-    // No event takes fewer than 4 bytes of a file; without a file, twice what is expected, or 2^26.
-    const total = options.source?.totalBytes ?? 0;
-    this.reserve = total > 0 ? Math.ceil(total / 4) + 4096 : options.expectedEvents ? 2 * options.expectedEvents + 4096 : 2 ** 26;
-    this.op = newColumn(Uint8Array, this.cap, this.reserve);
-    this.alloc = newColumn(Uint32Array, this.cap, this.reserve);
-    this.size = newColumn(Float64Array, this.cap, this.reserve);
-    this.step = newColumn(Int32Array, this.cap, this.reserve);
-    this.line = newColumn(Uint32Array, this.cap, this.reserve);
-    this.allocCap = this.cap >> 1;
-    this.allocEvent = newColumn(Uint32Array, this.allocCap, this.reserve);
-    this.freeEvent = newColumn(Int32Array, this.allocCap, this.reserve);
-    this.ids = new IdTable(this.reserve);
   }
 
   /** Number of events accepted so far. */
@@ -121,24 +74,6 @@ export class TraceBuilder {
   /** Whether `--lenient` is in force (importers skip and count their own inconsistencies then). */
   get isLenient(): boolean {
     return this.lenient;
-  }
-
-  /**
-   * Sizes the columns for the whole file from the share of it that a reader has consumed (the events
-   * so far, scaled to the file's length, plus 3%), so that they need no growth, and no copy at the
-   * end, when the estimate holds. Readers call it now and then while the events so far are few (a
-   * resize copies them): the first events of a trace are often shorter or longer than the rest, and
-   * each call corrects the size when it is off by more than 6%.
-   */
-  reserveFor(consumedBytes: number): void {
-    // Columns that grow in place need no estimate.
-    if (growsInPlace(this.op, this.reserve)) return;
-    const total = this.source?.totalBytes ?? 0;
-    if (total <= 0 || consumedBytes <= 0 || consumedBytes >= total || this.n === 0) return;
-    const events = Math.ceil(((this.n * total) / consumedBytes) * 1.03) + 1024;
-    if (Math.abs(events - this.cap) > this.cap * 0.06) this.resizeEvents(events);
-    // The share of allocs in a trace's first events says little about the rest (a step allocates
-    // first and frees later): the allocation tables grow as they fill.
   }
 
   /**
@@ -347,52 +282,6 @@ export class TraceBuilder {
     return true;
   }
 
-  /**
-   * The next capacity of a column that holds `count` entries now: 1.5 times the current one, or what
-   * the whole file needs at the rate so far (plus 3%) when that is more.
-   */
-  private grownCapacity(cap: number, count: number): number {
-    const next = Math.ceil(cap * 1.5) + 16;
-    const src = this.source;
-    // Bytes consumed so far: what readers have discarded, else what was read (which runs ahead).
-    const consumed = src?.base || src?.readBytes || 0;
-    if (!src || src.totalBytes <= 0 || consumed <= 0 || consumed >= src.totalBytes) return next;
-    return Math.max(next, Math.ceil(((count * src.totalBytes) / consumed) * 1.03));
-  }
-
-  private resizeAllocs(cap: number): void {
-    this.allocCap = cap;
-    this.ids.reserve(cap);
-    this.allocEvent = growColumn(this.allocEvent, cap, this.allocs, this.reserve);
-    this.freeEvent = growColumn(this.freeEvent, cap, this.allocs, this.reserve);
-  }
-
-  private growEvents(): void {
-    this.resizeEvents(this.grownCapacity(this.cap, this.n));
-  }
-
-  private resizeEvents(cap: number): void {
-    const n = this.n;
-    const r = this.reserve;
-    this.op = growColumn(this.op, cap, n, r);
-    this.alloc = growColumn(this.alloc, cap, n, r);
-    this.size = growColumn(this.size, cap, n, r);
-    this.step = growColumn(this.step, cap, n, r);
-    this.line = growColumn(this.line, cap, n, r);
-    if (this.stream) this.stream = growColumn(this.stream, cap, n, r);
-    if (this.tag) this.tag = growColumn(this.tag, cap, n, r);
-    if (this.time) this.time = growColumn(this.time, cap, n, r);
-    if (this.align) this.align = growColumn(this.align, cap, n, r);
-    this.cap = cap;
-  }
-
-  /** Steps as doubles from now on: one does not fit 32 bits. */
-  private widenSteps(): void {
-    const wide = newColumn(Float64Array, this.cap, this.reserve);
-    wide.set(this.step.subarray(0, this.n));
-    this.step = wide;
-  }
-
   /** Calls `onEvents` (before event `nextCall` is written: the events before it are complete). */
   private called(): void {
     const on = this.onEvents as NonNullable<BuildOptions['onEvents']>;
@@ -408,47 +297,7 @@ export class TraceBuilder {
    * checks. The columns and ids share memory with the builder's when they grow in place.
    */
   partial(): Trace {
-    const n = this.n;
-    const a = this.allocs;
-    return {
-      path: this.file,
-      format: '',
-      meta: this.meta,
-      length: n,
-      op: this.op,
-      alloc: this.alloc,
-      size: this.size,
-      step: this.step,
-      stream: this.stream,
-      tag: this.tag,
-      time: this.time,
-      align: this.align,
-      line: this.line,
-      tags: this.tags.strings,
-      allocCount: a,
-      ids: this.ids,
-      allocEvent: this.allocEvent,
-      freeEvent: this.freeEvent,
-      summary: {
-        events: n,
-        allocs: a,
-        frees: this.frees,
-        steps: this.stepSet.size,
-        peakLiveBytes: this.peakLive,
-        peakLiveEvent: this.peakLiveEvent,
-        finalLiveBytes: this.live,
-        finalLiveAllocs: this.liveAllocs,
-      },
-      skipped: { unknownFree: this.unknownFree, doubleAlloc: this.doubleAlloc },
-      initialEvents: this.initialEvents,
-    };
-  }
-
-  /** An align column for the events so far: the default on every alloc, 0 on every free. */
-  private defaultAligns(cap: number): Uint32Array {
-    const a = newColumn(Uint32Array, cap, this.reserve);
-    for (let k = 0; k < this.n; k++) if (this.op[k] === OP_ALLOC) a[k] = DEFAULT_ALIGN_BYTES;
-    return a;
+    return this.assemble('', (col) => col);
   }
 
   private push(op: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
@@ -481,50 +330,13 @@ export class TraceBuilder {
    */
   finish(format: string, recorded?: RecordedHistory): Trace {
     this.problems.throwIfAny();
-    const n = this.n;
-    const a = this.allocs;
     this.ids.trim();
-    // Columns that grew in place are viewed at their length (room not written costs nothing); copied
-    // columns were sized from the file's length and have little slack: a view too, unless more than
-    // an eighth of them is unused.
-    const fit = <T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(col: T, count: number): T =>
-      growsInPlace(col, count) || (col.length - count) * 8 <= col.length ? columnOf(col, count) : (col.slice(0, count) as T);
-    const trace: Trace = {
-      path: this.file,
-      format,
-      meta: this.meta,
-      length: n,
-      op: fit(this.op, n),
-      alloc: fit(this.alloc, n),
-      size: fit(this.size, n),
-      step: fit(this.step, n),
-      stream: this.stream ? fit(this.stream, n) : null,
-      tag: this.tag ? fit(this.tag, n) : null,
-      time: this.time ? fit(this.time, n) : null,
-      align: this.align ? fit(this.align, n) : null,
-      line: fit(this.line, n),
-      tags: this.tags.strings,
-      allocCount: a,
-      ids: this.ids,
-      allocEvent: fit(this.allocEvent, a),
-      freeEvent: fit(this.freeEvent, a),
-      summary: {
-        events: n,
-        allocs: a,
-        frees: this.frees,
-        steps: this.stepSet.size,
-        peakLiveBytes: this.peakLive,
-        peakLiveEvent: this.peakLiveEvent,
-        finalLiveBytes: this.live,
-        finalLiveAllocs: this.liveAllocs,
-      },
-      skipped: { unknownFree: this.unknownFree, doubleAlloc: this.doubleAlloc },
-      initialEvents: this.initialEvents,
-    };
+    const trace = this.assemble(format, EventColumns.fit);
     if (this.entries) trace.entryList = this.entries.list;
     if (recorded) trace.recorded = recorded;
     if (this.stacks) {
       const of = this.stacks.ofAllocation;
+      const a = this.allocs;
       trace.stacks = of.length === a ? this.stacks : { ...this.stacks, ofAllocation: resized(of, a) };
     }
     return trace;
