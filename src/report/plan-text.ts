@@ -49,7 +49,7 @@ export function feasibilityOf(report: PlanReport): Feasibility | null {
   switch (s.status) {
     case 'found':
     case 'lower-bound':
-      return { status: 'found', line: `${head}: fits; best packs the records in ${total} (${best.from}${s.nodes > 0 ? `, ${formatCount(s.nodes)} search nodes` : ''})` };
+      return { status: 'found', line: `${head}: found: best packs the records in ${total} (${best.from}${s.nodes > 0 ? `, ${formatCount(s.nodes)} search nodes` : ''})` };
     case 'infeasible':
       return {
         status: 'infeasible',
@@ -65,7 +65,7 @@ export function feasibilityOf(report: PlanReport): Feasibility | null {
     case 'disabled':
       return { status: 'unknown', line: `${head}: not known: the exact search is off (--node-budget 0); smallest packing found ${total}` };
     default:
-      return { status: 'unknown', line: `${head}: not known: node budget of ${formatCount(s.nodeBudget)} spent before a packing or a proof; smallest packing found ${total}` };
+      return { status: 'unknown', line: `${head}: not known: budget exhausted (${formatCount(s.nodes)} of ${formatCount(s.nodeBudget)} nodes) before a packing or a proof; smallest packing found ${total}` };
   }
 }
 

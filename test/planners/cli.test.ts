@@ -69,12 +69,12 @@ describe('memsim plan', () => {
   it('--capacity: found exits 0, proven infeasible or not known exits 1 with the verdict on stderr', () => {
     const found = runCli(['plan', '-', '--strategy', 'best', '--capacity', '96', '--input-format', 'records-csv'], { input: chain });
     expect(found.code).toBe(0);
-    expect(found.stdout.split('\n')[2]).toBe('capacity 96 B: fits; best packs the records in 96 B (greedy-in-order (objects))');
+    expect(found.stdout.split('\n')[2]).toBe('capacity 96 B: found: best packs the records in 96 B (greedy-in-order (objects))');
     const no = runCli(['plan', '-', '--strategy', 'best', '--capacity', '95', '--format', 'json'], { input: chain });
     expect(no.code).toBe(1);
     expect(no.stderr).toBe('memsim: capacity 95 B: proven infeasible: the offsets lower bound is 96 B\n');
     const j = JSON.parse(no.stdout);
-    expect([j.capacityBytes, j.nodeBudget, j.timeLimitMs, j.results[0].search.status]).toEqual([95, 1_000_000, 60_000, 'infeasible']);
+    expect([j.capacityBytes, j.nodeBudget, j.timeLimitMs, j.results[0].search.status]).toEqual([95, 500_000, 60_000, 'infeasible']);
     const off = runCli(['plan', '-', '--strategy', 'best', '--capacity', '95', '--node-budget', '0'], { input: chain });
     expect(off.code).toBe(1);
     const notBest = runCli(['plan', '-', '--strategy', 'naive', '--capacity', '95'], { input: chain });

@@ -39,7 +39,7 @@ const schema = z.object({
 
 function strategyHelp(): string {
   const lines = listPlanners().map((p) => `  ${`${p.name} (${p.kind})`.padEnd(34)} ${p.description}`);
-  return [`  ${'best (offsets)'.padEnd(34)} every strategy, then an exact search within --node-budget`, ...lines].join('\n');
+  return [`  ${'best (offsets)'.padEnd(34)} the strategies (but min-cost-flow), then an exact search within --node-budget`, ...lines].join('\n');
 }
 
 export function planCommand(): Command {

@@ -1,5 +1,6 @@
 import { alignUp } from '../records.js';
 import type { UsageRecords } from '../types.js';
+import { UnallocatedFloors } from './floors.js';
 import { Preorder } from './preorder.js';
 import { RangeMax } from './range-max.js';
 import type { Partition } from './sweep.js';
@@ -41,32 +42,21 @@ export class PartitionSearch {
   private savedTop = 0;
   private readonly offset: Float64Array;
   private readonly minOff: Float64Array;
-  private readonly floor: Float64Array;
+  private readonly floors: UnallocatedFloors;
   private readonly total: Float64Array;
   private readonly cuts: Int32Array;
   private readonly unplacedNeighbours: Int32Array;
   private readonly solution: Float64Array;
   private readonly orders: Int32Array<ArrayBuffer>[] = [];
+  /** Per buffer, 1 while its minimum offset rose at the placement the current node follows. */
+  private readonly moved: Uint8Array;
+  private readonly movedList: Int32Array;
   // Undo stacks (a slot per section would be overwritten by nested placements).
   private readonly minOffUndo: Int32Array;
   private readonly minOffUndoVal: Float64Array;
-  private readonly floorUndo: Float64Array;
   /** The section totals again, for the largest one of a piece in O(log S). */
   private readonly totals: RangeMax;
-  /** Buffers of each section (CSR), for the unallocated floor. */
-  private readonly memberStart: Int32Array;
-  private readonly members: Int32Array;
-  /**
-   * Per section, a member last seen unplaced with its minimum offset at or below the floor (-1:
-   * none): while it stays so, the floor cannot rise and the scan of the members is skipped. A cache
-   * checked before use, so backtracking need not restore it.
-   */
-  private readonly witness: Int32Array;
-  private raiseIdx: Int32Array<ArrayBuffer> = new Int32Array(1024);
-  private raiseVal: Float64Array<ArrayBuffer> = new Float64Array(1024);
-  private raiseTop = 0;
   private minOffTop = 0;
-  private floorTop = 0;
   private cap = 0;
   private limit = 0;
   private end: RunEnd | null = null;
@@ -89,7 +79,6 @@ export class PartitionSearch {
     const width = new Float64Array(m);
     const area = new Float64Array(m);
     const tie = new Int32Array(m);
-    let spans = 0;
     for (let b = 0; b < m; b++) {
       const rec = p.records[b] as number;
       this.size[b] = r.size[rec] as number;
@@ -98,24 +87,21 @@ export class PartitionSearch {
       width[b] = (r.last[rec] as number) - (r.first[rec] as number) + 1;
       area[b] = (width[b] as number) * (this.size[b] as number);
       tie[b] = rec;
-      spans += (p.sectionHi[b] as number) - (p.sectionLo[b] as number);
     }
     this.preorder = new Preorder(width, area, tie);
     this.rank = new Int32Array(m);
     this.offset = new Float64Array(m);
     this.minOff = new Float64Array(m);
-    this.floor = new Float64Array(S);
+    this.floors = new UnallocatedFloors(S, p.memberStart, p.members);
     this.total = new Float64Array(S);
     this.cuts = new Int32Array(Math.max(0, S - 1));
     this.unplacedNeighbours = new Int32Array(m);
+    this.moved = new Uint8Array(m);
+    this.movedList = new Int32Array(m);
     this.solution = new Float64Array(m);
     this.minOffUndo = new Int32Array(p.overlaps.length + 1);
     this.minOffUndoVal = new Float64Array(p.overlaps.length + 1);
-    this.floorUndo = new Float64Array(spans + 1);
     this.totals = new RangeMax(S);
-    this.memberStart = p.memberStart;
-    this.members = p.members;
-    this.witness = new Int32Array(S).fill(-1);
   }
 
   /**
@@ -131,13 +117,10 @@ export class PartitionSearch {
     this.end = null;
     this.offset.fill(-1);
     this.minOff.fill(0);
-    this.floor.fill(0);
     this.total.set(p.sectionTotal);
     this.totals.reset(p.sectionTotal);
     this.cuts.fill(0);
     this.minOffTop = 0;
-    this.floorTop = 0;
-    this.raiseTop = 0;
     for (let b = 0; b < m; b++) {
       this.unplacedNeighbours[b] = (p.overlapStart[b + 1] as number) - (p.overlapStart[b] as number);
       for (let s = p.sectionLo[b] as number; s + 1 < (p.sectionHi[b] as number); s++) this.cuts[s] = (this.cuts[s] as number) + 1;
@@ -147,7 +130,7 @@ export class PartitionSearch {
     for (let b = 0; b < m; b++) first[b] = b;
     this.rankPiece(first, m, 0, S); // every minimum offset is 0: the rank order is the dynamic order
     this.savedTop = 0;
-    if (this.dfs(1, first, m, 0, -1, 0, S)) {
+    if (this.dfs(1, first, m, 0, -1, 0, S, 0)) {
       let height = 0;
       for (let b = 0; b < m; b++) height = Math.max(height, (this.solution[b] as number) + (this.size[b] as number));
       this.bestHeight = height;
@@ -161,7 +144,7 @@ export class PartitionSearch {
    * Places every unplaced buffer of the sections [secLo, secHi) (a partition or a piece split off by
    * decomposition); true when it succeeded, with the offsets recorded in `solution`.
    */
-  private dfs(depth: number, parent: Int32Array, count: number, lastOffset: number, lastRank: number, secLo: number, secHi: number): boolean {
+  private dfs(depth: number, parent: Int32Array, count: number, lastOffset: number, lastRank: number, secLo: number, secHi: number, movedFrom: number): boolean {
     if (this.nodes >= this.limit) {
       this.end = 'nodes';
       return false;
@@ -171,28 +154,25 @@ export class PartitionSearch {
       this.end = 'timeout';
       return false;
     }
-    const { offset, minOff, size, rank, p, cap } = this;
+    const { offset, minOff, size, rank, p, cap, moved, movedList, minOffUndo } = this;
     // The parent's order minus placed buffers and buffers of other pieces, re-sorted by (min offset,
-    // preorder): few minimum offsets changed since, so an insertion sort is nearly linear.
+    // preorder). Only the buffers whose minimum offsets the parent's placement raised (the undo
+    // records from `movedFrom` on) are out of place: they are taken out, sorted, and merged back.
     const order = this.orders[depth] ?? (this.orders[depth] = new Int32Array(this.m));
+    const movedTo = this.minOffTop;
+    for (let q = movedFrom; q < movedTo; q++) moved[minOffUndo[q] as number] = 1;
     let k = 0;
+    let r = 0;
     let minHeight = Infinity;
     for (let j = 0; j < count; j++) {
       const b = parent[j] as number;
       if ((offset[b] as number) >= 0 || (p.sectionLo[b] as number) >= secHi || (p.sectionHi[b] as number) <= secLo) continue;
-      const mo = minOff[b] as number;
-      const rb = rank[b] as number;
-      let q = k++;
-      while (q > 0) {
-        const c = order[q - 1] as number;
-        const mc = minOff[c] as number;
-        if (mc < mo || (mc === mo && (rank[c] as number) < rb)) break;
-        order[q] = c;
-        q--;
-      }
-      order[q] = b;
-      minHeight = Math.min(minHeight, mo + (size[b] as number));
+      if (moved[b] === 1) movedList[r++] = b;
+      else order[k++] = b;
+      minHeight = Math.min(minHeight, (minOff[b] as number) + (size[b] as number));
     }
+    for (let q = movedFrom; q < movedTo; q++) moved[minOffUndo[q] as number] = 0;
+    if (r > 0) k = this.mergeMoved(order, k, r);
     if (k === 0) return true;
     // Every section passed max(offset, floor) + total <= cap when the parent placed its buffer, and
     // the capacity is fixed. Placing b at o raises the floors of b's sections to its top (nothing
@@ -219,9 +199,35 @@ export class PartitionSearch {
     return false;
   }
 
+  /**
+   * Sorts movedList[0, r) by (minimum offset, rank) and merges it into order[0, k), sorted the same
+   * way, from the back (order has room); returns the new length.
+   */
+  private mergeMoved(order: Int32Array, k: number, r: number): number {
+    const { minOff, rank, movedList } = this;
+    const less = (x: number, y: number): boolean => {
+      const a = minOff[x] as number;
+      const b = minOff[y] as number;
+      return a < b || (a === b && (rank[x] as number) < (rank[y] as number));
+    };
+    for (let i = 1; i < r; i++) {
+      const x = movedList[i] as number;
+      let j = i;
+      for (; j > 0 && less(x, movedList[j - 1] as number); j--) movedList[j] = movedList[j - 1] as number;
+      movedList[j] = x;
+    }
+    let i = k - 1;
+    let j = r - 1;
+    for (let w = k + r - 1; j >= 0; w--) {
+      if (i >= 0 && less(movedList[j] as number, order[i] as number)) order[w] = order[i--] as number;
+      else order[w] = movedList[j--] as number;
+    }
+    return k + r;
+  }
+
   /** Places b at o, searches what remains (splitting it where no buffer crosses any more), undoes. */
   private place(b: number, o: number, top: number, depth: number, k: number, secLo: number, secHi: number): boolean {
-    const { offset, minOff, size, p, floor, total, cuts } = this;
+    const { offset, minOff, size, p, total, cuts } = this;
     const sb = size[b] as number;
     const sLo = p.sectionLo[b] as number;
     const sHi = p.sectionHi[b] as number;
@@ -239,18 +245,13 @@ export class PartitionSearch {
       this.minOffUndoVal[this.minOffTop++] = minOff[u] as number;
       minOff[u] = raised;
     }
-    const floorFrom = this.floorTop;
-    for (let s = sLo; s < sHi; s++) {
-      this.floorUndo[this.floorTop++] = floor[s] as number;
-      floor[s] = top;
-      total[s] = (total[s] as number) - sb;
-    }
+    for (let s = sLo; s < sHi; s++) total[s] = (total[s] as number) - sb;
     this.totals.add(sLo, sHi, -sb);
     // Unallocated floor (minimalloc's UpdateSectionData): in every section where a buffer's minimum
     // offset rose, nothing unplaced can start below the lowest minimum offset of its unplaced
-    // buffers, so that is a floor too; check those sections against it.
-    const raiseFrom = this.raiseTop;
-    let ok = this.raiseFloors(minOffFrom, o);
+    // buffers; check those sections against it. (Elsewhere nothing changed but b's own sections,
+    // whose check, top + total, is o plus the total before, which passed.)
+    let ok = this.unallocatedFloorsFit(minOffFrom);
     // Boundaries inside b's sections that no unplaced buffer crosses any more split the rest.
     let cutsHere = 0;
     for (let s = sLo; s + 1 < sHi; s++) {
@@ -260,7 +261,7 @@ export class PartitionSearch {
     if (!ok) {
       // pruned by the unallocated floor
     } else if (cutsHere === 0) {
-      ok = this.dfs(depth + 1, this.orders[depth] as Int32Array, k, o, this.rank[b] as number, secLo, secHi);
+      ok = this.dfs(depth + 1, this.orders[depth] as Int32Array, k, o, this.rank[b] as number, secLo, secHi, minOffFrom);
     } else {
       // Inside a piece every boundary had a crossing buffer: the zero cuts now are the new ones.
       ok = true;
@@ -272,16 +273,8 @@ export class PartitionSearch {
       }
     }
     for (let s = sLo; s + 1 < sHi; s++) cuts[s] = (cuts[s] as number) + 1;
-    while (this.raiseTop > raiseFrom) {
-      this.raiseTop--;
-      floor[this.raiseIdx[this.raiseTop] as number] = this.raiseVal[this.raiseTop] as number;
-    }
-    for (let s = sLo; s < sHi; s++) {
-      floor[s] = this.floorUndo[floorFrom + s - sLo] as number;
-      total[s] = (total[s] as number) + sb;
-    }
+    for (let s = sLo; s < sHi; s++) total[s] = (total[s] as number) + sb;
     this.totals.add(sLo, sHi, sb);
-    this.floorTop = floorFrom;
     while (this.minOffTop > minOffFrom) {
       this.minOffTop--;
       minOff[this.minOffUndo[this.minOffTop] as number] = this.minOffUndoVal[this.minOffTop] as number;
@@ -327,7 +320,7 @@ export class PartitionSearch {
     this.savedTop = savedFrom + 2 * n;
     this.rankPiece(list, n, secLo, secHi);
     this.preorder.sortByOffset(list, 0, n, this.minOff, this.rank);
-    const ok = this.dfs(depth + 2, list, n, 0, -1, secLo, secHi);
+    const ok = this.dfs(depth + 2, list, n, 0, -1, secLo, secHi, this.minOffTop);
     for (let j = 0; j < n; j++) this.rank[this.savedRank[savedFrom + 2 * j] as number] = this.savedRank[savedFrom + 2 * j + 1] as number;
     this.savedTop = savedFrom;
     return ok;
@@ -351,9 +344,12 @@ export class PartitionSearch {
     for (let j = 0; j < n; j++) rank[list[j] as number] = j;
   }
 
-  /** Raises section floors to the lowest minimum offset of their unplaced buffers; false when infeasible. */
-  private raiseFloors(minOffFrom: number, o: number): boolean {
-    const { p, floor, total, minOff } = this;
+  /**
+   * The unallocated floor test in the sections of the buffers whose minimum offsets rose (those
+   * recorded from `minOffFrom` on); false when one of them cannot be completed.
+   */
+  private unallocatedFloorsFit(minOffFrom: number): boolean {
+    const { p } = this;
     if (minOffFrom === this.minOffTop) return true;
     // The raised buffers all overlap the one just placed, so their sections make one interval
     // (with, at worst, some of the placed buffer's own sections in it: checking those too is sound).
@@ -364,41 +360,6 @@ export class PartitionSearch {
       from = Math.min(from, p.sectionLo[u] as number);
       to = Math.max(to, p.sectionHi[u] as number);
     }
-    let ok = true;
-    for (let s = from; s < to && ok; s++) {
-      const f = floor[s] as number;
-      const w = this.witness[s] as number;
-      if (w >= 0 && (minOff[w] as number) <= f) continue; // Infinity once placed
-      let low = Infinity;
-      let lowest = -1;
-      for (let q = this.memberStart[s] as number; q < (this.memberStart[s + 1] as number); q++) {
-        const u = this.members[q] as number;
-        const mo = minOff[u] as number; // Infinity for placed buffers
-        if (mo <= f) {
-          this.witness[s] = u;
-          low = -1; // no raise: stop looking
-          break;
-        }
-        if (mo < low) {
-          low = mo;
-          lowest = u;
-        }
-      }
-      if (low === Infinity || low <= f) continue;
-      this.witness[s] = lowest; // at the new floor
-      if (this.raiseTop === this.raiseIdx.length) {
-        const i2 = new Int32Array(this.raiseTop * 2);
-        i2.set(this.raiseIdx);
-        const v2 = new Float64Array(this.raiseTop * 2);
-        v2.set(this.raiseVal);
-        this.raiseIdx = i2;
-        this.raiseVal = v2;
-      }
-      this.raiseIdx[this.raiseTop] = s;
-      this.raiseVal[this.raiseTop++] = floor[s] as number;
-      floor[s] = low;
-      if (Math.max(low, o) + (total[s] as number) > this.cap) ok = false;
-    }
-    return ok;
+    return this.floors.fit(from, to, this.minOff, this.total, this.cap);
   }
 }

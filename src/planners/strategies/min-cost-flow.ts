@@ -193,6 +193,9 @@ export const minCostFlow: PlannerDefinition = {
   maxRecords: 1_000,
   // Edges (O(n²), four numbers each, and their reverses) and greedy-by-size's O(n·m) distances.
   memoryBytes: (r) => 80 * r.count * r.count + 256 * r.count,
-  inBest: true,
+  // Not a candidate of best: laid out as offsets its plans are far above greedy-by-size's (offsets)
+  // on every input measured (minimalloc's A-K: 1.01-3.0x), and it costs seconds where the others
+  // cost milliseconds (2.8 s on K's 454 records).
+  inBest: false,
   plan: (r, o) => minCostFlowBounded(r, o.limits),
 };
