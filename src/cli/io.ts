@@ -2,6 +2,7 @@ import { isatty } from 'node:tty';
 import { OutputClosed, UsageError } from '../errors.js';
 import { OutputFile, writeText } from '../output/index.js';
 import { DEFAULT_WIDTH, MIN_WIDTH } from '../report/layout.js';
+import { formatCount } from '../util/bytes.js';
 
 /**
  * Whether file descriptor `fd` is a terminal. Asked of the descriptor, not of `process.stdout`: that
@@ -98,7 +99,7 @@ export class Progress {
     const width = 24;
     const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, ' ');
     const elapsed = this.showElapsed ? `, ${formatElapsed(now - this.start)}\x1b[K` : '';
-    writeErr(`\r${this.label} [${bar}] ${(frac * 100).toFixed(0).padStart(3)}% ${done}/${total} ${unit}${elapsed}`);
+    writeErr(`\r${this.label} [${bar}] ${(frac * 100).toFixed(0).padStart(3)}% ${formatCount(done)}/${formatCount(total)} ${unit}${elapsed}`);
     this.drawn = true;
   }
   done(): void {

@@ -83,7 +83,7 @@ export function tableRows(r: CompareReport): string[][] {
   for (const e of r.allocators) {
     const s = e.summary;
     const row = [
-      String(e.rank),
+      formatCount(e.rank),
       e.kind === 'planner' ? `${e.name} (offline bound)` : e.name,
       formatBytes(s.peakReservedBytes),
       s.oomCount > 0 && !e.completed ? '–' : formatSignedPercent(s.overheadVsLowerBound),

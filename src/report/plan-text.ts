@@ -113,7 +113,7 @@ export function renderPlanText(report: PlanReport, options: RenderOptions = {}):
       continue;
     }
     rows.push([
-      String(++rank),
+      formatCount(++rank),
       r.strategy,
       r.kind,
       formatCount(r.totalBytes),

@@ -83,7 +83,7 @@ export function renderReplayMarkdown(r: ReplayReport): string {
     const rows = stepRows(r.steps).map((st) =>
       st === null
         ? ['…', '', '', '', '']
-        : [String(st.step), formatCount(st.events), formatBytes(st.peakLiveBytes), formatBytes(st.peakAllocatedBytes), formatBytes(st.peakReservedBytes)],
+        : [formatCount(st.step), formatCount(st.events), formatBytes(st.peakLiveBytes), formatBytes(st.peakAllocatedBytes), formatBytes(st.peakReservedBytes)],
     );
     out.push('', '<details><summary>Per step</summary>', '');
     out.push(mdTable(['step', 'events', 'peak live', 'peak allocated', 'peak reserved'], rows, ['right', 'right', 'right', 'right', 'right']));

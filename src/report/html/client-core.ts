@@ -18,7 +18,8 @@ export const CLIENT_CORE_JS = String.raw`
   M.fmtBytes = function (b) {
     if (b === null || b === undefined || !isFinite(b)) return '–';
     var v = Math.abs(b), i = 0;
-    while (v >= 1024 && i < IEC.length - 1) { v /= 1024; i++; }
+    // As the text reports: whole bytes below 1 KiB, never 1000 or more of a unit once rounded.
+    while ((i === 0 ? v >= 1024 : Number(v.toFixed(2)) >= 1000) && i < IEC.length - 1) { v /= 1024; i++; }
     var t = i === 0 ? v + ' B' : v.toFixed(2) + ' ' + IEC[i];
     return b < 0 ? '-' + t : t;
   };
@@ -26,7 +27,7 @@ export const CLIENT_CORE_JS = String.raw`
   M.fmtAxisBytes = function (b) {
     if (b === null || b === undefined) return '';
     var v = Math.abs(b), i = 0;
-    while (v >= 1024 && i < IEC.length - 1) { v /= 1024; i++; }
+    while ((i === 0 ? v >= 1024 : v >= 999.5) && i < IEC.length - 1) { v /= 1024; i++; }
     var d = i === 0 || v >= 100 ? 0 : v >= 10 ? 1 : 2;
     return (b < 0 ? '-' : '') + v.toFixed(d) + ' ' + IEC[i];
   };
