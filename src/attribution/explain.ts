@@ -1,4 +1,4 @@
-import { formatBytes, formatPercent } from '../util/bytes.js';
+import { formatBytes, formatCount as count, formatPercent } from '../util/bytes.js';
 import type { MomentHolders } from './types.js';
 
 /** The figures of a failed request that its explanation reads (the replay's OOM record has them). */
@@ -24,7 +24,6 @@ export interface OomFigures {
   recorded?: true;
 }
 
-const count = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /**
  * One paragraph that says why a request failed: what was asked, what was live, what the allocator

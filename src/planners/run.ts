@@ -2,7 +2,7 @@ import { VERSION } from '../version.js';
 import { objectsToOffsets } from './layout.js';
 import { type LowerBounds, lowerBounds } from './lower-bounds.js';
 import { DEFAULT_BYTES_PER_RECORD, defaultMemoryBudget, OutOfTime, PlanLimitError, startLimits } from './limits.js';
-import { formatBytes } from '../util/bytes.js';
+import { formatBytes, formatCount as count } from '../util/bytes.js';
 import { BEST, listPlanners, selectStrategies } from './registry.js';
 import { bestPacking, type Candidate, DEFAULT_NODE_BUDGET, type SearchReport } from './strategies/best.js';
 import type { Assignment, PlanKind, PlannerDefinition, UsageRecords } from './types.js';
@@ -79,7 +79,6 @@ export interface PlanRunOptions {
 const RESULT_BYTES_PER_RECORD = 32;
 
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
-const count = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 function ratio(total: number, bound: number): number | null {
   if (bound === 0) return total === 0 ? 1 : null;
