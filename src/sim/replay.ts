@@ -13,7 +13,7 @@ export interface ReplayOptions {
   onOom?: OnOom;
   /** Called for every served allocation (for `--placements`). */
   onPlacement?: (event: number, allocation: number, address: number, sizeBytes: number, allocatedBytes: number) => void;
-  /** Called before every 64Ki-th event (with the events done so far) and at the end. */
+  /** Called every 64Ki events (with the events done so far) and at the end. */
   onProgress?: (done: number, total: number) => void;
   /** Upper bound on timeline points (default 1000). */
   timelinePoints?: number;
@@ -194,9 +194,10 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
         handle = grown;
       }
     }
-    // Before events 0, 65536, …: the call is met at the first event, so the code that V8 compiles
-    // for the loop has it (met first at the 65536th event, it would throw that code away).
-    if (onProgress && (i & 0xffff) === 0) onProgress(i, n);
+    // Before events 1,024, 66,560, …: the call is met early, so the code that V8 compiles for the
+    // loop has it (met first at the 65,536th event, that code would be thrown away there). Not at
+    // event 0: V8 starts recording what a function meets only once it has run a little.
+    if (onProgress && (i & 0xffff) === 0x400) onProgress(i, n);
     const s = step[i] as number;
     if (s !== curStepId) {
       curStepId = s;
