@@ -45,7 +45,6 @@ export class PartitionSearch {
   private readonly floors: UnallocatedFloors;
   private readonly total: Float64Array;
   private readonly cuts: Int32Array;
-  private readonly unplacedNeighbours: Int32Array;
   private readonly solution: Float64Array;
   private readonly orders: Int32Array<ArrayBuffer>[] = [];
   /** Per buffer, 1 while its minimum offset rose at the placement the current node follows. */
@@ -95,7 +94,6 @@ export class PartitionSearch {
     this.floors = new UnallocatedFloors(S, p.memberStart, p.members);
     this.total = new Float64Array(S);
     this.cuts = new Int32Array(Math.max(0, S - 1));
-    this.unplacedNeighbours = new Int32Array(m);
     this.moved = new Uint8Array(m);
     this.movedList = new Int32Array(m);
     this.solution = new Float64Array(m);
@@ -122,7 +120,6 @@ export class PartitionSearch {
     this.cuts.fill(0);
     this.minOffTop = 0;
     for (let b = 0; b < m; b++) {
-      this.unplacedNeighbours[b] = (p.overlapStart[b + 1] as number) - (p.overlapStart[b] as number);
       for (let s = p.sectionLo[b] as number; s + 1 < (p.sectionHi[b] as number); s++) this.cuts[s] = (this.cuts[s] as number) + 1;
     }
     for (let s = 0; s < S; s++) if ((this.total[s] as number) > this.cap) return 'exhausted';
@@ -194,8 +191,20 @@ export class PartitionSearch {
         if (this.end !== null) return false;
       }
       // Nothing unplaced overhead: if b at its lowest offset fails, so does every alternative.
-      if (this.unplacedNeighbours[b] === 0) break;
+      if (!this.hasUnplacedNeighbour(b)) break;
     }
+    return false;
+  }
+
+  /**
+   * Whether a buffer that overlaps b in time is still unplaced (if none is, nothing can go over b).
+   * Asked only when a candidate has failed, so a scan that usually stops at the first neighbour
+   * costs less than counts kept up to date at every placement and undo.
+   */
+  private hasUnplacedNeighbour(b: number): boolean {
+    const { p, offset } = this;
+    const end = p.overlapStart[b + 1] as number;
+    for (let q = p.overlapStart[b] as number; q < end; q++) if ((offset[p.overlaps[q] as number] as number) < 0) return true;
     return false;
   }
 
@@ -238,9 +247,7 @@ export class PartitionSearch {
     const raised = alignUp(top, this.alignmentBytes);
     for (let q = p.overlapStart[b] as number; q < (p.overlapStart[b + 1] as number); q++) {
       const u = p.overlaps[q] as number;
-      if ((offset[u] as number) >= 0) continue;
-      this.unplacedNeighbours[u] = (this.unplacedNeighbours[u] as number) - 1;
-      if ((minOff[u] as number) >= raised) continue;
+      if ((offset[u] as number) >= 0 || (minOff[u] as number) >= raised) continue;
       this.minOffUndo[this.minOffTop] = u;
       this.minOffUndoVal[this.minOffTop++] = minOff[u] as number;
       minOff[u] = raised;
@@ -278,10 +285,6 @@ export class PartitionSearch {
     while (this.minOffTop > minOffFrom) {
       this.minOffTop--;
       minOff[this.minOffUndo[this.minOffTop] as number] = this.minOffUndoVal[this.minOffTop] as number;
-    }
-    for (let q = p.overlapStart[b] as number; q < (p.overlapStart[b + 1] as number); q++) {
-      const u = p.overlaps[q] as number;
-      if ((offset[u] as number) < 0) this.unplacedNeighbours[u] = (this.unplacedNeighbours[u] as number) + 1;
     }
     offset[b] = -1;
     minOff[b] = o;
