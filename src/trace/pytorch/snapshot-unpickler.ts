@@ -1,7 +1,8 @@
 import { setItem } from './pickle-machine.js';
-import { unpickle, Unpickler } from './pickle.js';
+import { EntryReader } from './entry-reader.js';
+import { unpickle } from './pickle.js';
 import { dictSet, type PickleDict, type PickleValue } from './pickle-value.js';
-import { Decoded, FramesList, RawFrameLists, ReadAgain } from './raw-frames.js';
+import { Decoded, FramesList, ReadAgain } from './raw-frames.js';
 import type { DeviceTrace } from './snapshot.js';
 import { DeviceTraces, Entry, TraceRows } from './trace-rows.js';
 
@@ -34,10 +35,9 @@ export function unpickleSnapshot(buf: Uint8Array, file: string): SnapshotPickle 
  * MARK of a trace list), as CPython's pickler writes them. A decoded container that reaches plain
  * data (a tuple, a plain list or dict, another key) or is referenced twice makes the file be read again.
  */
-class SnapshotUnpickler extends Unpickler {
+class SnapshotUnpickler extends EntryReader {
   private root: PickleDict | undefined;
   private deviceTraces: DeviceTraces | undefined;
-  private readonly raw = new RawFrameLists();
   /** Stack index of the last entry begun. */
   private entryAt = -1;
 
@@ -55,11 +55,6 @@ class SnapshotUnpickler extends Unpickler {
     const traces = dt.made.map((r) => r.finish(this.raw));
     dictSet(root, 'device_traces', []);
     return { root, traces };
-  }
-
-  protected override memoPut(i: number): void {
-    super.memoPut(i);
-    this.raw.forget(i);
   }
 
   /** The hot loop of `Unpickler.load`, with the containers of the trace read directly. */
@@ -109,9 +104,16 @@ class SnapshotUnpickler extends Unpickler {
           this.marks.push((this.floor = stack.length));
           break;
         }
-        case 0x7d: // EMPTY_DICT
-          stack.push(this.newDict());
+        case 0x7d: {
+          // EMPTY_DICT; a trace entry is read in one go where it can be.
+          const d = this.newDict();
+          stack.push(d);
+          if (d instanceof Entry) {
+            const after = this.readEntry(d.rows, pos);
+            if (after >= 0) pos = after;
+          }
           break;
+        }
         case 0x5d: // EMPTY_LIST
           stack.push(this.newList());
           break;
