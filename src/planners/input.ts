@@ -24,6 +24,7 @@ export function readPlanInput(path: string, options: ReadOptions = {}): UsageRec
     forced !== undefined ? (RECORD_FORMATS as readonly string[]).includes(forced) ? (forced as RecordsCsvFormat) : null : sniffRecordsCsv(head);
   if (recordsFormat) return readRecordsCsv(path, recordsFormat, src);
   const reader = detectReader(path, head, forced);
+  if (reader.loadTrace) return recordsFromTrace(reader.loadTrace(src, options));
   const builder = new TraceBuilder(path, options);
   const recorded = reader.read(src, builder, options);
   src.close();

@@ -1,4 +1,5 @@
 import type { ReplayReport } from '../sim/report.js';
+import { originFormat } from '../trace/model.js';
 import type { OomRecord, StepRecord } from '../sim/replay.js';
 import { formatBytes, formatCount, formatPercent, nativeLines, painter, type RenderOptions, sparkline } from './format.js';
 import { oomAt, oomWhat, oomWhere } from './oom-where.js';
@@ -154,7 +155,8 @@ function chosenText(r: ReplayReport): string {
   const by = r.allocator.chosenBy;
   if (by === undefined || by === 'request') return '';
   if (by === 'default') return ' (the default for this trace; -a to choose)';
-  const own = r.trace.format === 'pytorch-snapshot' ? "the snapshot's own" : r.trace.format === 'tflog' ? "the log's own" : "the trace's own";
+  const origin = originFormat(r.trace);
+  const own = origin === 'pytorch-snapshot' ? "the snapshot's own" : origin === 'tflog' ? "the log's own" : "the trace's own";
   return ` (${own}; -a to choose)`;
 }
 

@@ -37,6 +37,8 @@ export interface ReplaySummary {
 export interface TraceInfo {
   path: string;
   format: string;
+  /** For a binary trace: the format it was converted from. */
+  sourceFormat?: string;
   name: string | null;
   events: number;
   allocs: number;
@@ -88,11 +90,12 @@ export interface ReplayReport {
 }
 
 /** The trace section shared by every report. */
-export function traceInfo(trace: Pick<Trace, 'path' | 'format' | 'meta' | 'summary' | 'initialEvents' | 'skipped'>): TraceInfo {
+export function traceInfo(trace: Pick<Trace, 'path' | 'format' | 'sourceFormat' | 'meta' | 'summary' | 'initialEvents' | 'skipped'>): TraceInfo {
   const name = typeof trace.meta.name === 'string' ? trace.meta.name : null;
   return {
     path: trace.path,
     format: trace.format,
+    ...(trace.sourceFormat !== undefined ? { sourceFormat: trace.sourceFormat } : {}),
     name,
     events: trace.summary.events,
     allocs: trace.summary.allocs,

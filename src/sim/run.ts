@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import { allocatorConfiguration, resolveOptions } from '../allocators/registry.js';
 import type { AllocatorDefinition, OnlineAllocator } from '../allocators/types.js';
-import type { Trace } from '../trace/model.js';
+import { originFormat, type Trace } from '../trace/model.js';
 import { kindMismatchNote, PlacementComparison } from './fidelity.js';
 import type { TraceFeed } from '../trace/pipeline/feed.js';
 import { replayInSteps, type ReplayOptions, type ReplayOutcome } from './replay.js';
@@ -42,9 +42,10 @@ export function effectiveCapacity(trace: Trace, capacityBytes?: number): number 
 }
 
 /** The allocator a trace is replayed by when none is named: the input's own, else `naive`. */
-export function defaultAllocator(trace: Pick<Trace, 'format'>): { name: string; chosenBy: 'input' | 'default' } {
-  if (trace.format === 'pytorch-snapshot') return { name: 'caching', chosenBy: 'input' };
-  if (trace.format === 'tflog') return { name: 'bfc', chosenBy: 'input' };
+export function defaultAllocator(trace: Pick<Trace, 'format' | 'sourceFormat'>): { name: string; chosenBy: 'input' | 'default' } {
+  const format = originFormat(trace);
+  if (format === 'pytorch-snapshot') return { name: 'caching', chosenBy: 'input' };
+  if (format === 'tflog') return { name: 'bfc', chosenBy: 'input' };
   return { name: 'naive', chosenBy: 'default' };
 }
 

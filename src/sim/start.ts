@@ -8,7 +8,7 @@
 import { resolveOptions } from '../allocators/registry.js';
 import type { AllocatorDefinition } from '../allocators/types.js';
 import { UsageError } from '../errors.js';
-import type { Trace } from '../trace/model.js';
+import { originFormat, type Trace } from '../trace/model.js';
 
 /** `recorded`: from the recorded layout; `fresh`: the initial live blocks through the allocator first. */
 export type StartMode = 'recorded' | 'fresh';
@@ -78,7 +78,7 @@ export function startNote(choice: StartChoice | null, trace: Trace, allocatorNam
     const other = choice.isAsked || choice.differingOptions.length > 0 ? '' : '; --start fresh replays them through the allocator instead';
     return `start: recorded (${choice.reason}): the replay starts from the recorded segments and the ${blocks}, at their recorded addresses${other}.`;
   }
-  const order = trace.format === 'pytorch-snapshot' ? 'in address order (a snapshot does not record their order)' : 'in the order the trace lists them';
+  const order = originFormat(trace) === 'pytorch-snapshot' ? 'in address order (a snapshot does not record their order)' : 'in the order the trace lists them';
   const other = choice.isAsked ? '' : '; --start recorded keeps the recorded layout';
   return `start: fresh (${choice.reason}): the ${blocks} were allocated through ${allocatorName} first, ${order}, without the recorded segments${other}.`;
 }

@@ -7,6 +7,7 @@ export type { CheckedTrace } from './checker.js';
 /** Checks an opened trace without keeping it (its reader's code must be loaded); see {@link TraceChecker}. */
 export function checkOpenedTrace(opened: OpenedTrace, options: ReadOptions = {}): CheckedTrace {
   const { path, src, reader } = opened;
+  if (reader.checkTrace) return reader.checkTrace(src, options);
   const checker = new TraceChecker(path, { ...options, source: src });
   reader.read(src, checker, options);
   src.close();

@@ -53,8 +53,13 @@ export interface TraceSummary {
 export interface Trace {
   /** The file as the user named it (`-` for standard input). */
   path: string;
-  /** The reader that produced it: `json`, `jsonl`, `csv`, `pytorch-snapshot`, … */
+  /** The reader that produced it: `json`, `jsonl`, `csv`, `pytorch-snapshot`, `mst`, … */
   format: string;
+  /**
+   * For a trace loaded from a binary trace (`mst`): the format it was read from before it was written
+   * so (`pytorch-snapshot`, `csv`, …). See {@link originFormat}.
+   */
+  sourceFormat?: string;
   meta: TraceMeta;
   /** Number of events. */
   length: number;
@@ -109,6 +114,14 @@ export interface Trace {
   recorded?: RecordedHistory;
   /** The call stack of each allocation, when the source records stacks (PyTorch snapshots). */
   stacks?: TraceStacks;
+}
+
+/**
+ * The format a trace's events were first read from: {@link Trace.sourceFormat} for a binary trace,
+ * else its format. What depends on the kind of recording (a snapshot's own allocator) asks this.
+ */
+export function originFormat(trace: Pick<Trace, 'format' | 'sourceFormat'>): string {
+  return trace.sourceFormat ?? trace.format;
 }
 
 /**

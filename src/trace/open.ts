@@ -60,6 +60,7 @@ export function openTrace(path: string, options: ReadOptions = {}): OpenedTrace 
  */
 export function readOpenedTrace(opened: OpenedTrace, options: ReadOptions = {}): Trace {
   const { path, src, reader } = opened;
+  if (reader.loadTrace) return reader.loadTrace(src, options);
   const builder = new TraceBuilder(path, { ...options, source: src });
   const recorded = reader.read(src, builder, options);
   src.close();

@@ -1,5 +1,7 @@
+import { BINARY_READER_INFO, sniffBinary } from './binary/sniff.js';
 import type { BuildOptions, TraceBuilder } from './builder.js';
-import type { RecordedHistory } from './model.js';
+import type { CheckedTrace } from './checker.js';
+import type { RecordedHistory, Trace } from './model.js';
 import { readCsv } from './read-csv.js';
 import { readJson } from './read-json.js';
 import { readJsonl } from './read-jsonl.js';
@@ -35,6 +37,13 @@ export interface TraceReader {
   sniff(head: Buffer): number;
   /** Reads the whole input; may return what a real allocator recorded alongside the events. */
   read(src: ByteSource, builder: TraceBuilder, options: ReadOptions): RecordedHistory | void;
+  /**
+   * Formats that hold the columnar trace itself (the binary trace) load it without a builder: the
+   * columns as they are, checked against each other. Callers prefer it to `read` when it is there.
+   */
+  loadTrace?(src: ByteSource, options: ReadOptions): Trace;
+  /** With `loadTrace`: checks the input without keeping it (`memsim validate`), in bounded memory. */
+  checkTrace?(src: ByteSource, options: ReadOptions): CheckedTrace;
 }
 
 function firstNonBlank(head: Buffer): number {
@@ -150,15 +159,26 @@ export class LazyTraceReader implements TraceReader {
   readonly extensions: readonly string[];
   readonly sniff: (head: Buffer) => number;
   private impl: TraceReader | undefined;
+  loadTrace?: (src: ByteSource, options: ReadOptions) => Trace;
+  checkTrace?: (src: ByteSource, options: ReadOptions) => CheckedTrace;
 
   constructor(
-    info: { format: string; description: string; extensions: readonly string[]; sniff: (head: Buffer) => number },
+    info: { format: string; description: string; extensions: readonly string[]; sniff: (head: Buffer) => number; isColumnar?: boolean },
     private readonly loader: () => Promise<TraceReader>,
   ) {
     this.format = info.format;
     this.description = info.description;
     this.extensions = info.extensions;
     this.sniff = info.sniff;
+    if (info.isColumnar) {
+      this.loadTrace = (src, options) => this.loaded().loadTrace?.(src, options) as Trace;
+      this.checkTrace = (src, options) => this.loaded().checkTrace?.(src, options) as CheckedTrace;
+    }
+  }
+
+  private loaded(): TraceReader {
+    if (!this.impl) throw new Error(`the ${this.format} reader is not loaded (await loadReader() first)`);
+    return this.impl;
   }
 
   /** Loads the reading code (once). */
@@ -167,8 +187,7 @@ export class LazyTraceReader implements TraceReader {
   }
 
   read(src: ByteSource, builder: TraceBuilder, options: ReadOptions): RecordedHistory | void {
-    if (!this.impl) throw new Error(`the ${this.format} reader is not loaded (await loadReader() first)`);
-    return this.impl.read(src, builder, options);
+    return this.loaded().read(src, builder, options);
   }
 }
 
@@ -182,8 +201,13 @@ export const tensorflowLogLazyReader = new LazyTraceReader(
   async () => (await import('./tflog/reader.js')).tensorflowLogReader,
 );
 
+export const binaryTraceLazyReader = new LazyTraceReader(
+  { ...BINARY_READER_INFO, sniff: sniffBinary, isColumnar: true },
+  async () => (await import('./binary/reader.js')).binaryTraceReader,
+);
+
 /** Every registered trace reader; importers add themselves here. */
-export const traceReaders: TraceReader[] = [jsonReader, jsonlReader, csvReader, pytorchSnapshotLazyReader, tensorflowLogLazyReader];
+export const traceReaders: TraceReader[] = [jsonReader, jsonlReader, csvReader, pytorchSnapshotLazyReader, tensorflowLogLazyReader, binaryTraceLazyReader];
 
 /** Loads a reader's code when it is loaded on demand (see {@link LazyTraceReader}). */
 export async function loadReader(reader: TraceReader): Promise<void> {

@@ -113,6 +113,35 @@ export class ByteSource {
     return true;
   }
 
+  /**
+   * Reads the bytes that follow those read so far straight into `target` (readers of binary columns:
+   * no copy through {@link ByteSource.buf}, which keeps what it holds); returns how many it got, fewer
+   * than `target.length` only at the end of the file.
+   */
+  readInto(target: Uint8Array): number {
+    let got = 0;
+    while (got < target.length && !this.eof) {
+      let n: number;
+      try {
+        n = readSync(this.fd, target, got, Math.min(target.length - got, 1 << 30), null);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EAGAIN') continue;
+        if (code !== 'EOF') throw TraceError.at(this.file, undefined, `cannot read: ${describeSystemError(e)}`);
+        n = 0;
+      }
+      if (n === 0) {
+        this.eof = true;
+        this.close();
+        break;
+      }
+      got += n;
+      this.readBytes += n;
+      this.onRead?.(this.readBytes, this.totalBytes);
+    }
+    return got;
+  }
+
   /** Drops bytes before `pos`; returns how far positions moved (subtract it from held positions). */
   discard(pos: number): number {
     if (pos === 0) return 0;
