@@ -1,5 +1,6 @@
 import { alignUp } from './records.js';
-import { intervalIndex, timeAxis, type IntervalIndex, type TimeAxis } from './time-index.js';
+import { DEFAULT_TIME_CLASSES, TimeClasses, type TimeClassesOptions } from './time-classes.js';
+import { timeAxis } from './time-index.js';
 import type { UsageRecords } from './types.js';
 
 /**
@@ -10,11 +11,17 @@ import type { UsageRecords } from './types.js';
  * a gap opens wherever a record starts above it. For a record of positive size only these gaps and
  * the final end matter, and they are the gaps of the union of the conflicting records' ranges
  * `[offset, alignUp(offset + size))`: {@link occupied} builds that union, coalesced (ranges that
- * overlap or touch are one run), from the conflicting records in the order the index lists them,
- * each merged into a sorted run list of a few entries, with no sort of the records. The records are
- * found through the {@link IntervalIndex} (live at the record's first time, then starting inside its
- * window), placed ones kept by a flag: O(log T + w) for w records of all kinds meeting the window,
- * linear in the records at a fixed live-set width, in flat arrays of a few words per record.
+ * overlap or touch are one run).
+ *
+ * The records are laid out by {@link TimeClasses}: for each length class, those that may meet the
+ * window are a run of positions, in blocks. Each block keeps its placed records
+ * sorted by offset (an insertion into at most a block's worth on each placement), so the union is
+ * one merge per block of its sorted records, filtered by time, into the runs so far: no search
+ * per record and no sort. The records that meet a window are in order by offset within a block but
+ * scattered over the arena (records that conflict are disjoint, so their union splits into about
+ * as many pieces as a block holds); the merge walks them in memory order, a few blocks per window.
+ * At a fixed live-set width a window costs a bounded number of blocks, so a run is linear in the
+ * records.
  *
  * Zero-sized records split gaps in TFLite's walk (a gap ends at each record met), so a zero-sized
  * record asks {@link conflicting} instead: the records themselves in (offset, placement) order, the
@@ -22,8 +29,8 @@ import type { UsageRecords } from './types.js';
  * record of positive size is placed after one of them and their runs need not be split.
  */
 /**
- * Bytes per record a placement run allocates: the placement (offsets, ends, order, flags, scratch
- * runs), the time axis and the interval index, and the order of the records.
+ * Bytes per record a placement run allocates: the placement (offsets, ranges, order, block lists,
+ * scratch runs), the time axis and the layout, and the order of the records.
  */
 export const PLACEMENT_BYTES_PER_RECORD = 136;
 
@@ -31,54 +38,48 @@ export class Placement {
   readonly offsets: Float64Array;
   /** Highest end so far (unaligned). */
   totalBytes = 0;
-  /** Per record: offset and aligned end, interleaved; the end is -1 until it is placed and indexed. */
-  private readonly span: Float64Array;
+  private readonly layout: TimeClasses;
+  /** Per position: offset and aligned end; the end is -1 until it is placed and indexed. */
+  private readonly rangeStart: Float64Array;
+  private readonly rangeEnd: Float64Array;
+  /** Per position: placement order. */
   private readonly seq: Int32Array;
-  /** Runs in use, and the one the last range merged into. */
-  private m = 0;
-  private hint = 0;
+  /** Per block: its placed positions sorted by offset (ties in placement order), and how many. */
+  private readonly sorted: Int32Array;
+  private readonly sortedCount: Int32Array;
   private placed = 0;
-  private readonly axis: TimeAxis;
-  private readonly index: IntervalIndex;
-  private readonly out: Int32Array;
+  /** Runs being built, and the buffer the next merge writes. */
+  private accStart: Float64Array;
+  private accEnd: Float64Array;
+  private tmpStart: Float64Array;
+  private tmpEnd: Float64Array;
+  /** Positions gathered by {@link conflicting}. */
+  private out: Int32Array;
   /** The runs of the last {@link occupied} call: [runStart[j], runEnd[j]) ascending, disjoint, not touching. */
-  readonly runStart: Float64Array;
-  readonly runEnd: Float64Array;
+  runStart: Float64Array;
+  runEnd: Float64Array;
 
   constructor(
     private readonly r: UsageRecords,
     private readonly alignmentBytes: number,
+    layout: TimeClassesOptions = DEFAULT_TIME_CLASSES,
   ) {
-    const count = Math.max(1, r.count);
-    this.offsets = new Float64Array(r.count);
-    this.span = new Float64Array(2 * r.count).fill(-1);
-    this.seq = new Int32Array(r.count);
-    this.axis = timeAxis(r);
-    this.index = intervalIndex(r);
-    this.out = new Int32Array(count);
-    this.runStart = new Float64Array(count + 1);
-    this.runEnd = new Float64Array(count + 1);
-  }
-
-  /** Writes the placed records that conflict with `rec` into the scratch buffer; returns how many. */
-  private gather(rec: number): number {
-    const a = this.axis.fi[rec] as number;
-    const b = this.axis.li[rec] as number;
-    const out = this.out;
-    const span = this.span;
-    const all = this.index.liveAt(a, out, 0);
-    let k = 0;
-    for (let j = 0; j < all; j++) {
-      const x = out[j] as number;
-      if ((span[2 * x + 1] as number) >= 0) out[k++] = x;
-    }
-    const { startOrder, timeStart } = this.index;
-    const end = timeStart[b + 1] as number;
-    for (let j = timeStart[a + 1] as number; j < end; j++) {
-      const x = startOrder[j] as number;
-      if ((span[2 * x + 1] as number) >= 0) out[k++] = x;
-    }
-    return k;
+    const n = r.count;
+    this.offsets = new Float64Array(n);
+    this.layout = new TimeClasses(timeAxis(r), layout);
+    this.rangeStart = new Float64Array(n);
+    this.rangeEnd = new Float64Array(n).fill(-1);
+    this.seq = new Int32Array(n);
+    this.sorted = new Int32Array(Math.max(1, n));
+    this.sortedCount = new Int32Array((n >> layout.blockBits) + 1);
+    const cap = 64;
+    this.accStart = new Float64Array(cap);
+    this.accEnd = new Float64Array(cap);
+    this.tmpStart = new Float64Array(cap);
+    this.tmpEnd = new Float64Array(cap);
+    this.runStart = new Float64Array(cap);
+    this.runEnd = new Float64Array(cap);
+    this.out = new Int32Array(cap);
   }
 
   /**
@@ -86,62 +87,111 @@ export class Placement {
    * runStart/runEnd[0, m); returns m. Zero-sized records occupy nothing.
    */
   occupied(rec: number): number {
-    const a = this.axis.fi[rec] as number;
-    const b = this.axis.li[rec] as number;
-    const out = this.out;
-    const all = this.index.liveAt(a, out, 0);
-    this.m = 0;
-    this.hint = 0;
-    for (let j = 0; j < all; j++) this.add(out[j] as number);
-    const { startOrder, timeStart } = this.index;
-    const end = timeStart[b + 1] as number;
-    for (let j = timeStart[a + 1] as number; j < end; j++) this.add(startOrder[j] as number);
-    return this.m;
+    const L = this.layout;
+    const p = L.posOf[rec] as number;
+    const a = L.first[p] as number;
+    const b = L.last[p] as number;
+    const bb = L.blockBits;
+    let m = 0;
+    let done = -1;
+    for (let k = 0; k < L.classCount; k++) {
+      const from = L.windowStart(k, a);
+      const to = L.windowEnd(k, b);
+      if (from >= to) continue;
+      for (let blk = Math.max(from >> bb, done + 1), last = (to - 1) >> bb; blk <= last; blk++) {
+        if ((this.sortedCount[blk] as number) === 0 || (L.blockLast[blk] as number) < a || (L.blockFirst[blk] as number) > b) continue;
+        m = this.mergeBlock(blk, a, b, m);
+      }
+      done = (to - 1) >> bb;
+    }
+    if (this.runStart.length < m) {
+      this.runStart = new Float64Array(this.accStart.length);
+      this.runEnd = new Float64Array(this.accStart.length);
+    }
+    this.runStart.set(this.accStart.subarray(0, m));
+    this.runEnd.set(this.accEnd.subarray(0, m));
+    return m;
   }
 
-  /** Merges placed record x's range into the runs (records not placed, or of size 0, add nothing). */
-  private add(x: number): void {
-    const span = this.span;
-    const s = span[2 * x] as number;
-    const e = span[2 * x + 1] as number;
-    if (e <= s) return;
-    const rs = this.runStart;
-    const re = this.runEnd;
-    const m = this.m;
-    // Ranges met one after the other often fall in the run the last one merged into.
-    const h = this.hint;
-    if (h < m && (rs[h] as number) <= s && e <= (re[h] as number)) return;
-    // The first run that ends at or after s: the new range merges with it when it starts by e.
-    let lo = 0;
-    let hi = m;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((re[mid] as number) < s) lo = mid + 1;
-      else hi = mid;
-    }
-    this.hint = lo;
-    if (lo === m || (rs[lo] as number) > e) {
-      for (let j = m; j > lo; j--) {
-        rs[j] = rs[j - 1] as number;
-        re[j] = re[j - 1] as number;
+  /** Merges the placed records of block `blk` that meet [a, b] (and occupy bytes) into the m runs so far. */
+  private mergeBlock(blk: number, a: number, b: number, m: number): number {
+    const o = blk << this.layout.blockBits;
+    const qe = o + (this.sortedCount[blk] as number);
+    if (this.tmpStart.length < m + (qe - o)) this.grow(m + (qe - o));
+    const sorted = this.sorted;
+    const first = this.layout.first;
+    const last = this.layout.last;
+    const S = this.rangeStart;
+    const E = this.rangeEnd;
+    const rs = this.accStart;
+    const re = this.accEnd;
+    const ts = this.tmpStart;
+    const te = this.tmpEnd;
+    let i = 0;
+    let q = o;
+    let w = 0;
+    let cs = 0;
+    let ce = -1;
+    for (;;) {
+      let y = -1;
+      while (q < qe) {
+        const x = sorted[q] as number;
+        if ((last[x] as number) >= a && (first[x] as number) <= b && (E[x] as number) > (S[x] as number)) {
+          y = x;
+          break;
+        }
+        q++;
       }
-      rs[lo] = s;
-      re[lo] = e;
-      this.m = m + 1;
-      return;
-    }
-    let last = lo;
-    while (last + 1 < m && (rs[last + 1] as number) <= e) last++;
-    if (s < (rs[lo] as number)) rs[lo] = s;
-    re[lo] = Math.max(e, re[last] as number);
-    if (last > lo) {
-      const shift = last - lo;
-      for (let j = last + 1; j < m; j++) {
-        rs[j - shift] = rs[j] as number;
-        re[j - shift] = re[j] as number;
+      let s: number;
+      let e: number;
+      if (y >= 0 && (i >= m || (S[y] as number) < (rs[i] as number))) {
+        s = S[y] as number;
+        e = E[y] as number;
+        q++;
+      } else if (i < m) {
+        s = rs[i] as number;
+        e = re[i] as number;
+        i++;
+      } else {
+        break;
       }
-      this.m = m - shift;
+      if (s <= ce) {
+        if (e > ce) ce = e;
+      } else {
+        if (ce >= 0) {
+          ts[w] = cs;
+          te[w] = ce;
+          w++;
+        }
+        cs = s;
+        ce = e;
+      }
     }
+    if (ce >= 0) {
+      ts[w] = cs;
+      te[w] = ce;
+      w++;
+    }
+    this.tmpStart = rs;
+    this.tmpEnd = re;
+    this.accStart = ts;
+    this.accEnd = te;
+    return w;
+  }
+
+  /** Room for `need` runs in the merge buffers (keeping the runs built so far). */
+  private grow(need: number): void {
+    let cap = this.tmpStart.length;
+    while (cap < need) cap *= 2;
+    const keep = (x: Float64Array): Float64Array => {
+      const y = new Float64Array(cap);
+      y.set(x);
+      return y;
+    };
+    this.accStart = keep(this.accStart);
+    this.accEnd = keep(this.accEnd);
+    this.tmpStart = new Float64Array(cap);
+    this.tmpEnd = new Float64Array(cap);
   }
 
   /**
@@ -149,9 +199,27 @@ export class Placement {
    * an internal buffer that the next call overwrites.
    */
   conflicting(rec: number): Int32Array {
-    const k = this.gather(rec);
+    const L = this.layout;
+    const p = L.posOf[rec] as number;
+    const a = L.first[p] as number;
+    const b = L.last[p] as number;
+    let k = 0;
+    for (let c = 0; c < L.classCount; c++) {
+      const to = L.windowEnd(c, b);
+      for (let x = L.windowStart(c, a); x < to; x++) {
+        if ((this.rangeEnd[x] as number) >= 0 && (L.last[x] as number) >= a && (L.first[x] as number) <= b) {
+          if (k === this.out.length) {
+            const bigger = new Int32Array(2 * k);
+            bigger.set(this.out);
+            this.out = bigger;
+          }
+          this.out[k++] = x;
+        }
+      }
+    }
     const list = this.out.subarray(0, k);
-    list.sort((x, y) => (this.offsets[x] as number) - (this.offsets[y] as number) || (this.seq[x] as number) - (this.seq[y] as number));
+    list.sort((x, y) => (this.rangeStart[x] as number) - (this.rangeStart[y] as number) || (this.seq[x] as number) - (this.seq[y] as number));
+    for (let j = 0; j < k; j++) list[j] = L.recAt[list[j] as number] as number;
     return list;
   }
 
@@ -159,12 +227,24 @@ export class Placement {
   place(rec: number, offset: number, indexed = true): void {
     const size = this.r.size[rec] as number;
     this.offsets[rec] = offset;
-    this.seq[rec] = this.placed++;
     this.totalBytes = Math.max(this.totalBytes, offset + size);
-    if (indexed) {
-      this.span[2 * rec] = offset;
-      this.span[2 * rec + 1] = alignUp(offset + size, this.alignmentBytes);
+    const seq = this.placed++;
+    if (!indexed) return;
+    const p = this.layout.posOf[rec] as number;
+    this.seq[p] = seq;
+    this.rangeStart[p] = offset;
+    this.rangeEnd[p] = alignUp(offset + size, this.alignmentBytes);
+    // Into its block's list, after those at or below its offset (earlier placements first on ties).
+    const blk = p >> this.layout.blockBits;
+    const o = blk << this.layout.blockBits;
+    let j = o + (this.sortedCount[blk] as number);
+    this.sortedCount[blk] = (this.sortedCount[blk] as number) + 1;
+    const sorted = this.sorted;
+    while (j > o && (this.rangeStart[sorted[j - 1] as number] as number) > offset) {
+      sorted[j] = sorted[j - 1] as number;
+      j--;
     }
+    sorted[j] = p;
   }
 
   /** The aligned end of a placed record. */

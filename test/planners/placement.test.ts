@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeRecords, type UsageRecords } from '../../src/planners/index.js';
 import { Placement } from '../../src/planners/placement.js';
+import { TimeClasses, type TimeClassesOptions } from '../../src/planners/time-classes.js';
 import { intervalIndex, timeAxis } from '../../src/planners/time-index.js';
 
 const up = (n: number, a: number): number => Math.ceil(n / a) * a;
@@ -17,6 +18,29 @@ const recordsArb = fc
     maxLength: 80,
   })
   .map((xs) => makeRecords(xs.map((x) => ({ size: x.size, first: x.first, last: x.first + x.len }))));
+
+/**
+ * Records whose lengths differ by orders of magnitude: mostly short ones over many distinct first
+ * times, some long and a few live from start to end, so that with small layout sizes every length
+ * class, table step and block boundary is met.
+ */
+const mixedArb = fc
+  .array(
+    fc.record({
+      size: fc.integer({ min: 0, max: 100 }),
+      first: fc.integer({ min: 0, max: 200 }),
+      len: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: 6 }) }, { weight: 3, arbitrary: fc.integer({ min: 0, max: 60 }) }, { weight: 1, arbitrary: fc.constant(400) }),
+    }),
+    { maxLength: 80 },
+  )
+  .map((xs) => makeRecords(xs.map((x) => ({ size: x.size, first: x.first, last: x.first + x.len }))));
+
+/** Layouts from one block of everything to blocks of one record and a class per factor of 16 from length 1. */
+const layoutArb: fc.Arbitrary<TimeClassesOptions> = fc.record({
+  grainBits: fc.integer({ min: 0, max: 3 }),
+  blockBits: fc.integer({ min: 0, max: 7 }),
+  shortBits: fc.integer({ min: 0, max: 8 }),
+});
 
 /** The union of [s, e) ranges, coalesced (overlapping or touching ranges are one run), as pairs. */
 function union(ranges: [number, number][]): [number, number][] {
@@ -60,34 +84,62 @@ describe('interval index', () => {
 });
 
 describe('placement', () => {
+  /** Places records at the given spots, checking occupied() and conflicting() against their definitions before each. */
+  function check(r: UsageRecords, align: number, spots: number[], indexedFlags: boolean[], layout?: TimeClassesOptions): void {
+    const p = new Placement(r, align, layout);
+    const placed: number[] = [];
+    for (let i = 0; i < r.count; i++) {
+      const m = p.occupied(i);
+      const got: [number, number][] = [];
+      for (let j = 0; j < m; j++) got.push([p.runStart[j] as number, p.runEnd[j] as number]);
+      const want = union(placed.filter((j) => overlaps(r, i, j)).map((j) => [p.offsets[j] as number, up((p.offsets[j] as number) + (r.size[j] as number), align)]));
+      expect(got).toEqual(want);
+      const conflicting = Array.from(p.conflicting(i));
+      const byOffset = placed.filter((j) => overlaps(r, i, j)); // placement order: a stable sort by offset keeps it on ties
+      byOffset.sort((x, y) => (p.offsets[x] as number) - (p.offsets[y] as number));
+      expect(conflicting).toEqual(byOffset);
+      const offset = (spots[i] as number) * align;
+      const indexed = indexedFlags[i] as boolean;
+      p.place(i, offset, indexed);
+      if (indexed) placed.push(i);
+    }
+  }
+  const spotsArb = fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 80, maxLength: 80 });
+  const flagsArb = fc.array(fc.boolean(), { minLength: 80, maxLength: 80 });
+
   it('occupied() is the union of the aligned ranges of the placed records that conflict', () => {
     fc.assert(
-      fc.property(
-        recordsArb,
-        fc.constantFrom(1, 1, 8, 64),
-        fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 80, maxLength: 80 }),
-        fc.array(fc.boolean(), { minLength: 80, maxLength: 80 }),
-        (r, align, spots, indexedFlags) => {
-          const p = new Placement(r, align);
-          const placed: number[] = [];
-          for (let i = 0; i < r.count; i++) {
-            const m = p.occupied(i);
-            const got: [number, number][] = [];
-            for (let j = 0; j < m; j++) got.push([p.runStart[j] as number, p.runEnd[j] as number]);
-            const want = union(placed.filter((j) => overlaps(r, i, j)).map((j) => [p.offsets[j] as number, up((p.offsets[j] as number) + (r.size[j] as number), align)]));
-            expect(got).toEqual(want);
-            const conflicting = Array.from(p.conflicting(i));
-            const byOffset = placed.filter((j) => overlaps(r, i, j)); // placement order: a stable sort by offset keeps it on ties
-            byOffset.sort((x, y) => (p.offsets[x] as number) - (p.offsets[y] as number));
-            expect(conflicting).toEqual(byOffset);
-            const offset = (spots[i] as number) * align;
-            const indexed = indexedFlags[i] as boolean;
-            p.place(i, offset, indexed);
-            if (indexed) placed.push(i);
-          }
-        },
-      ),
+      fc.property(recordsArb, fc.constantFrom(1, 1, 8, 64), spotsArb, flagsArb, (r, align, spots, flags) => check(r, align, spots, flags)),
       { numRuns: 300 },
+    );
+  });
+
+  it('and so with lengths across classes, in layouts of every size', () => {
+    fc.assert(
+      fc.property(mixedArb, fc.constantFrom(1, 8), spotsArb, flagsArb, layoutArb, (r, align, spots, flags, layout) => check(r, align, spots, flags, layout)),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the layout finds, for each class, a run of positions holding every record that meets a window', () => {
+    fc.assert(
+      fc.property(mixedArb, layoutArb, (r, layout) => {
+        const axis = timeAxis(r);
+        const L = new TimeClasses(axis, layout);
+        const T = axis.times.length;
+        // Positions are a permutation, class-major and by first time within a class.
+        expect(Array.from(L.recAt).sort((x, y) => x - y)).toEqual(Array.from({ length: r.count }, (_, i) => i));
+        for (let a = 0; a < T; a++) {
+          for (let b = a; b < T; b++) {
+            const found = new Set<number>();
+            for (let k = 0; k < L.classCount; k++) for (let p = L.windowStart(k, a); p < L.windowEnd(k, b); p++) found.add(L.recAt[p] as number);
+            for (let i = 0; i < r.count; i++) {
+              if ((axis.fi[i] as number) <= b && (axis.li[i] as number) >= a) expect(found.has(i)).toBe(true);
+            }
+          }
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 });

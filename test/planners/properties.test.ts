@@ -77,6 +77,31 @@ describe('the fast implementations equal the direct ports of the real loops', ()
       { numRuns: 300 },
     );
   });
+  it('greedy-by-size offsets and XLA best fit on hundreds of records over hundreds of times, lengths from 0 to all of it', () => {
+    // Enough distinct times for the default layout's length classes, blocks and table steps to matter.
+    const manyArb = fc
+      .array(
+        fc.record({
+          size: fc.oneof(fc.integer({ min: 1, max: 5000 }), fc.constantFrom(0, 64, 4096)),
+          first: fc.integer({ min: 0, max: 700 }),
+          len: fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 40 }) }, { weight: 2, arbitrary: fc.integer({ min: 0, max: 400 }) }, { weight: 1, arbitrary: fc.constant(800) }),
+        }),
+        { minLength: 300, maxLength: 500 },
+      )
+      .map((xs) => makeRecords(xs.map((x): RecordObject => ({ size: x.size, first: x.first, last: x.first + x.len }))));
+    fc.assert(
+      fc.property(manyArb, fc.constantFrom(1, 64), (r, align) => {
+        const fast = greedyBySizeOffsets(r, align);
+        const ref = referenceGreedyBySizeOffsets(r, align);
+        expect(Array.from(fast.offsets)).toEqual(ref.offsets);
+        expect(fast.totalBytes).toBe(ref.total);
+        const xla = xlaBestFit(r, align, 'spatial');
+        const xlaRef = referenceXla(r, align, 'spatial');
+        expect(Array.from(xla.offsets)).toEqual(xlaRef.offsets);
+      }),
+      { numRuns: 12 },
+    );
+  });
   it.each(['spatial', 'temporal'] as const)('XLA best fit (%s) == scanning every chunk', (type) => {
     fc.assert(
       fc.property(recordsArb(60), alignments, (r, align) => {
