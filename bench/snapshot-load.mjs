@@ -6,7 +6,7 @@
 // fresh process, as a command is (a process that ran one route runs the other's shared code
 // de-optimized). Then `memsim replay` of the synthetic snapshot end to end (start-up, reading,
 // the caching allocator's replay from the recorded state, the text report), beside
-// `memsim validate` of it (start-up and reading alone, nothing kept) and `node -e 0`.
+// `memsim validate` of it (start-up and reading), each with its user CPU time and peak RSS.
 // `npm run bench -- --sections snapshot` runs it; alone, after `npm run build`:
 //   node bench/snapshot-load.mjs [--mb 100] [--repeat 3] [--keep /tmp/big.pickle (written once, then reused)]
 import { spawnSync } from 'node:child_process';
@@ -188,31 +188,35 @@ function sideBySide(file, label, repeat) {
   return row;
 }
 
-/** Wall seconds of one command in a fresh process (its output thrown away). */
-function wall(args) {
+/** One memsim command line in a fresh process (bench/rss.mjs): wall ms, user CPU ms, peak RSS MB. */
+function measureCommand(args) {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [resolve(import.meta.dirname, 'rss.mjs'), ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   const ms = performance.now() - t0;
-  if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return ms;
+  const rss = /maxRSS (\d+)/.exec(r.stderr ?? '');
+  const cpu = /cpuUser (\d+)/.exec(r.stderr ?? '');
+  if (r.status !== 0 || !rss || !cpu) throw new Error(`memsim ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return { ms, cpuMs: Number(cpu[1]) / 1000, rssMB: (Number(rss[1]) * 1024) / 1e6 };
 }
 
-/** `memsim replay` and `memsim validate` of a snapshot beside `node -e 0`, interleaved, best of `repeat`. */
+/** `memsim replay` and `memsim validate` of a snapshot, interleaved, best of `repeat` (peak RSS: the largest). */
 function endToEnd(file, repeat) {
   const mb = statSync(file).size / 1e6;
-  const runs = {
-    node: [['-e', '0']],
-    validate: [[memsim, 'validate', file]],
-    replay: [[memsim, 'replay', file, '--no-color']],
-  };
-  const best = { node: Infinity, validate: Infinity, replay: Infinity };
-  for (let i = 0; i < repeat; i++) for (const k of Object.keys(runs)) best[k] = Math.min(best[k], wall(runs[k][0]));
+  const commands = { replay: ['replay', file, '--no-color'], validate: ['validate', file] };
+  const best = {};
+  for (let i = 0; i < repeat; i++) {
+    for (const [k, args] of Object.entries(commands)) {
+      const x = measureCommand(args);
+      const b = (best[k] ??= { ms: Infinity, cpuMs: Infinity, rssMB: 0 });
+      b.ms = Math.min(b.ms, x.ms);
+      b.cpuMs = Math.min(b.cpuMs, x.cpuMs);
+      b.rssMB = Math.max(b.rssMB, x.rssMB);
+    }
+  }
   const rate = (ms) => (mb / (ms / 1000)).toFixed(1);
-  say(
-    `memsim end to end on the synthetic snapshot (best of ${repeat}): replay ${best.replay.toFixed(0)} ms, ` +
-      `validate ${best.validate.toFixed(0)} ms (${rate(best.validate)} MB/s), node -e 0 ${best.node.toFixed(0)} ms`,
-  );
-  return { kind: 'snapshot-e2e', mb, replayMs: best.replay, validateMs: best.validate, nodeMs: best.node };
+  const show = (k) => `${best[k].ms.toFixed(0)} ms (user CPU ${best[k].cpuMs.toFixed(0)} ms, ${rate(best[k].cpuMs)} MB/s; peak RSS ${best[k].rssMB.toFixed(0)} MB)`;
+  say(`memsim end to end on the synthetic snapshot (best of ${repeat}): replay ${show('replay')}, validate ${show('validate')}`);
+  return { kind: 'snapshot-e2e', mb, replay: best.replay, validate: best.validate };
 }
 
 /**

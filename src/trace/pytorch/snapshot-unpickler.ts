@@ -15,7 +15,7 @@ export interface SnapshotPickle {
 /**
  * The smallest pickle read the direct way. Below it the plain unpickler is faster: a file of a few
  * MB is read in less time than the direct reading's larger code takes to be compiled (on 2 shared
- * cores: 0.58x at 0.3 MB, 0.79x at 3 MB, 1.0x at 10 MB, 1.4x at 20 MB, 1.9x at 100 MB; see
+ * cores: 0.58x at 0.3 MB, 0.79x at 3 MB, 1.0x at 10 MB, 1.4x at 20 MB, 1.8x at 100 MB; see
  * bench/snapshot-load.mjs).
  */
 export const DIRECT_MIN_BYTES = 10 * 1024 * 1024;
