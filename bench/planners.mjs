@@ -15,25 +15,39 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = join(root, '..', 'shared', 'traces', 'minimalloc');
 const NAMES = ['A', 'B'];
 
+// CPU seconds (user + system) of the children this process has waited for, from /proc/self/stat
+// (Linux; null elsewhere). On a shared machine a child's CPU time varies far less than its wall time.
+function childCpuSeconds() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100; // cutime, cstime (clock ticks, USER_HZ 100)
+  } catch {
+    return null;
+  }
+}
+
 function timed(cmd, args) {
+  const c0 = childCpuSeconds();
   const t0 = performance.now();
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
-  return { r, seconds: (performance.now() - t0) / 1000 };
+  const seconds = (performance.now() - t0) / 1000;
+  const c1 = childCpuSeconds();
+  return { r, seconds, cpuSeconds: c0 === null || c1 === null ? null : c1 - c0 };
 }
 
 function runMinimalloc(bin, file) {
   const out = join(mkdtempSync(join(tmpdir(), 'memsim-bench-')), 'out.csv');
-  const { r, seconds } = timed(bin, ['--capacity=1048576', `--input=${file}`, `--output=${out}`]);
+  const { r, seconds, cpuSeconds } = timed(bin, ['--capacity=1048576', `--input=${file}`, `--output=${out}`]);
   if (r.status !== 0) throw new Error(`minimalloc failed on ${file}: ${r.stderr}`);
   const rows = readFileSync(out, 'utf8').trim().split('\n');
   const col = rows[0].split(',');
   const [iOff, iSize] = [col.indexOf('offset'), col.indexOf('size')];
   const peak = Math.max(...rows.slice(1).map((l) => Number(l.split(',')[iOff]) + Number(l.split(',')[iSize])));
-  return { peak, seconds };
+  return { peak, seconds, cpuSeconds };
 }
 
 /** Rows for the JSON output; prints a table. */
-export function benchMinimalloc({ repeat = 3, minimalloc, benchmarks } = {}) {
+export function benchMinimalloc({ repeat = 3, minimalloc, benchmarks, planArgs = [] } = {}) {
   const rows = [];
   console.log('\nplan --strategy best on minimalloc\'s benchmarks (default options, end to end, plan checked)');
   const files = benchmarks
@@ -44,7 +58,8 @@ export function benchMinimalloc({ repeat = 3, minimalloc, benchmarks } = {}) {
     console.log(`skipped: ${missing.map(([, f]) => f).join(', ')} absent (google/minimalloc's benchmarks/challenging)`);
     return rows;
   }
-  console.log(`input   total       status        nodes      seconds${minimalloc ? '   minimalloc total   seconds   ratio' : ''}`);
+  if (planArgs.length > 0) console.log(`memsim plan options: ${planArgs.join(' ')}`);
+  console.log(`input   total       status        nodes      seconds   cpu s${minimalloc ? '   minimalloc total   seconds   cpu s   ratio   cpu ratio' : ''}`);
   for (const [name, file] of files) {
     let best;
     let mm;
@@ -53,17 +68,22 @@ export function benchMinimalloc({ repeat = 3, minimalloc, benchmarks } = {}) {
         const m = runMinimalloc(minimalloc, file);
         mm = mm && mm.seconds <= m.seconds ? mm : m;
       }
-      const { r, seconds } = timed(process.execPath, [join(root, 'bin', 'memsim.js'), 'plan', file, '--strategy', 'best', '--format', 'json']);
+      const { r, seconds, cpuSeconds } = timed(process.execPath, [join(root, 'bin', 'memsim.js'), 'plan', file, '--strategy', 'best', '--format', 'json', ...planArgs]);
       if (r.status !== 0) throw new Error(`memsim plan failed on ${file}: ${r.stderr}`);
       const plan = JSON.parse(r.stdout).results.find((x) => x.strategy === 'best');
       const problem = checkOffsets(readRecordsCsv(file, 'minimalloc-csv'), plan.offsets, plan.totalBytes);
       if (problem !== null) throw new Error(`invalid plan for ${file}: ${problem}`);
-      if (!best || seconds < best.seconds) best = { totalBytes: plan.totalBytes, status: plan.search.status, nodes: plan.search.nodes, seconds };
+      if (!best || seconds < best.seconds) best = { totalBytes: plan.totalBytes, status: plan.search.status, nodes: plan.search.nodes, seconds, cpuSeconds };
     }
-    rows.push({ kind: 'plan-minimalloc', input: name, ...best, ...(mm ? { minimallocTotalBytes: mm.peak, minimallocSeconds: mm.seconds } : {}) });
+    rows.push({
+      kind: 'plan-minimalloc', input: name, ...best,
+      ...(mm ? { minimallocTotalBytes: mm.peak, minimallocSeconds: mm.seconds, minimallocCpuSeconds: mm.cpuSeconds } : {}),
+    });
+    const cpu = (x) => (x === null ? '-' : x.toFixed(2));
+    const cpuRatio = mm && best.cpuSeconds !== null && mm.cpuSeconds ? (best.cpuSeconds / mm.cpuSeconds).toFixed(2) : '-';
     console.log(
-      `${name.padEnd(7)} ${best.totalBytes.toLocaleString('en-US').padStart(9)}   ${best.status.padEnd(12)} ${best.nodes.toLocaleString('en-US').padStart(8)}   ${best.seconds.toFixed(2).padStart(7)}` +
-        (mm ? `   ${mm.peak.toLocaleString('en-US').padStart(16)}   ${mm.seconds.toFixed(2).padStart(7)}   ${(best.seconds / mm.seconds).toFixed(2).padStart(5)}` : ''),
+      `${name.padEnd(7)} ${best.totalBytes.toLocaleString('en-US').padStart(9)}   ${best.status.padEnd(12)} ${best.nodes.toLocaleString('en-US').padStart(8)}   ${best.seconds.toFixed(2).padStart(7)}   ${cpu(best.cpuSeconds).padStart(5)}` +
+        (mm ? `   ${mm.peak.toLocaleString('en-US').padStart(16)}   ${mm.seconds.toFixed(2).padStart(7)}   ${cpu(mm.cpuSeconds).padStart(5)}   ${(best.seconds / mm.seconds).toFixed(2).padStart(5)}   ${cpuRatio.padStart(9)}` : ''),
     );
   }
   return rows;

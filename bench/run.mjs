@@ -2,10 +2,12 @@
 // memsim benchmarks: parse MB/s per format, replay events/s per allocator, memory of in-memory traces.
 // Traces are generated once with `memsim gen` and cached in .bench-cache/ (git-ignored).
 // Usage: npm run bench [-- --sizes 1e5,1e6,1e7 --formats csv,jsonl,json --allocators all --workload training --repeat 3
-//                         --sections parse,replay,peers,e2e,minimalloc,planners --huge --minimalloc <binary> --minimalloc-benchmarks <dir>]
+//                         --sections parse,replay,peers,e2e,minimalloc,planners --huge --minimalloc <binary> --minimalloc-benchmarks <dir>
+//                         --plan-args '--node-budget 400000']
 // `peers`: memsim end to end beside TensorFlow's BFC and DynaPipe's simulator (bench/peers.mjs);
 // `e2e`: start-up, --placements, compare, peak memory (bench/endtoend.mjs); --huge adds 10^8 events.
-// `minimalloc`: plan --strategy best on minimalloc's A and B, beside its solver when given (bench/planners.mjs).
+// `minimalloc`: plan --strategy best on minimalloc's A and B, beside its solver when given (bench/planners.mjs);
+// --plan-args: more options for memsim plan there, space-separated.
 // `planners`: greedy planning of the peers' 10^6-event trace, time and peak RSS (bench/greedy.mjs); --huge adds 10^7.
 // Each figure is the best of --repeat runs, each in a fresh process: on a shared machine one run can
 // be half as fast as the next, and the best run is the one least disturbed.
@@ -103,7 +105,7 @@ for (const n of sizes) {
 }
 if (sections.includes('peers')) rows.push(...(await benchPeers({ repeat: Math.max(repeat, 5) })));
 if (sections.includes('e2e')) rows.push(...benchEndToEnd({ repeat: Math.max(repeat, 5), huge }));
-if (sections.includes('minimalloc')) rows.push(...benchMinimalloc({ repeat, minimalloc: args.minimalloc, benchmarks: args['minimalloc-benchmarks'] }));
+if (sections.includes('minimalloc')) rows.push(...benchMinimalloc({ repeat, minimalloc: args.minimalloc, benchmarks: args['minimalloc-benchmarks'], planArgs: args['plan-args']?.split(' ').filter(Boolean) ?? [] }));
 if (sections.includes('planners')) rows.push(...benchPlanners({ repeat, huge }));
 if (args.json) {
   const { writeFileSync } = await import('node:fs');

@@ -4,7 +4,7 @@ import { type LowerBounds, lowerBounds } from './lower-bounds.js';
 import { DEFAULT_BYTES_PER_RECORD, defaultMemoryBudget, OutOfTime, PlanLimitError, startLimits } from './limits.js';
 import { formatBytes, formatCount as count } from '../util/bytes.js';
 import { BEST, listPlanners, selectStrategies } from './registry.js';
-import { bestPacking, type Candidate, DEFAULT_NODE_BUDGET, type SearchReport } from './strategies/best.js';
+import { bestPacking, type Candidate, type SearchReport } from './strategies/best.js';
 import type { Assignment, PlanKind, PlannerDefinition, UsageRecords } from './types.js';
 
 /** One strategy's outcome in `memsim.plan/1`. */
@@ -48,7 +48,7 @@ export interface PlanReport {
   alignmentBytes: number;
   /** The wall-clock cap (null: none). */
   timeLimitMs: number | null;
-  /** The exact search's work budget, in nodes. */
+  /** The exact search's work budget, in nodes (0 when best did not run and none was given). */
   nodeBudget: number;
   /** `plan --capacity`: the capacity `best` was asked to fit under (null: it minimized). */
   capacityBytes: number | null;
@@ -65,7 +65,7 @@ export interface PlanRunOptions {
   alignmentBytes?: number;
   /** Wall-clock cap of the whole run, every strategy, in milliseconds (default none). */
   timeLimitMs?: number;
-  /** Work budget of the exact search in `best`, in nodes (default DEFAULT_NODE_BUDGET; 0 disables it). */
+  /** Work budget of the exact search in `best`, in nodes (default: defaultNodeBudget of the input; 0 disables it). */
   nodeBudget?: number;
   /** `best` searches for a packing that fits under this instead of the smallest one. */
   capacityBytes?: number;
@@ -100,7 +100,7 @@ export function skipReason(def: PlannerDefinition, r: UsageRecords): string | nu
 export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanReport {
   const alignmentBytes = options.alignmentBytes ?? 1;
   const timeLimitMs = options.timeLimitMs ?? Infinity;
-  const nodeBudget = options.nodeBudget ?? DEFAULT_NODE_BUDGET;
+  let nodeBudget = options.nodeBudget ?? 0;
   const selection = selectStrategies(options.strategy ?? 'all');
   const bounds = lowerBounds(r);
   const memoryBytes = options.memoryBytes ?? defaultMemoryBudget();
@@ -172,10 +172,11 @@ export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanRepo
     if (candidates.length === 0) throw new PlanLimitError(`best: no strategy ran within the limits (${notes.join('; ')})`, 'memory');
     const b = bestPacking(r, candidates, bounds.offsetsBytes, {
       alignmentBytes,
-      nodeBudget,
+      ...(options.nodeBudget !== undefined ? { nodeBudget: options.nodeBudget } : {}),
       limits,
       ...(options.capacityBytes !== undefined ? { capacityBytes: options.capacityBytes } : {}),
     });
+    nodeBudget = b.search.nodeBudget;
     results.push({
       ...toResult({ strategy: BEST, kind: 'offsets', source: 'the best of the strategies, then an exact search (after minimalloc)' }, b.assignment, bounds, alignmentBytes),
       proven: b.proven,

@@ -13,7 +13,7 @@ export interface ReplayOptions {
   onOom?: OnOom;
   /** Called for every served allocation (for `--placements`). */
   onPlacement?: (event: number, allocation: number, address: number, sizeBytes: number, allocatedBytes: number) => void;
-  /** Called every 64Ki events and at the end. */
+  /** Called before every 64Ki-th event (with the events done so far) and at the end. */
   onProgress?: (done: number, total: number) => void;
   /** Upper bound on timeline points (default 1000). */
   timelinePoints?: number;
@@ -194,6 +194,9 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
         handle = grown;
       }
     }
+    // Before events 0, 65536, …: the call is met at the first event, so the code that V8 compiles
+    // for the loop has it (met first at the 65536th event, it would throw that code away).
+    if (onProgress && (i & 0xffff) === 0) onProgress(i, n);
     const s = step[i] as number;
     if (s !== curStepId) {
       curStepId = s;
@@ -267,7 +270,6 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
     if (reserved > st.peakReservedBytes) st.peakReservedBytes = reserved;
     sampler.add(i, live, allocated, reserved);
     if (capture.size > 0 && capture.has(i)) states.push({ event: i, reason: 'requested', state: allocator.state() });
-    if (onProgress && (i & 0xffff) === 0xffff) onProgress(i + 1, n);
     i++;
   }
   if (completed && nextRecorded === n) takeRecorded(n, live);

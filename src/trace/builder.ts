@@ -1,7 +1,7 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
 import { newColumn } from './columns.js';
 import { type BuildSource, EventColumns } from './event-columns.js';
-import { decimalId } from './id-table.js';
+import { decimalId, NOT_DECIMAL } from './id-table.js';
 import { invalidIdMessage, invalidUtf8At } from './utf8.js';
 import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceStacks } from './model.js';
 
@@ -192,8 +192,8 @@ export class TraceBuilder extends EventColumns {
       }
       return -1;
     }
-    if (prev < 0) {
-      // A new id: checked once, not at every reuse.
+    if (prev < 0 && value === NOT_DECIMAL) {
+      // A new id: checked once, not at every reuse (a decimal one is digits, plain ASCII).
       const bad = invalidUtf8At(buf, s, e);
       if (bad >= 0) {
         this.problem({ line, field: 'id', message: invalidIdMessage(buf, s, bad) });

@@ -23,6 +23,12 @@ const ROLES: Record<EventField, number> = { op: OP, id: ID, size: SIZE, step: ST
 
 /** The plain-record loop keeps at least this much input ahead of a record (less only at the end). */
 const LOOKAHEAD = 1 << 16;
+/**
+ * The plain-record loop reads this many bytes (and the rest of a record) per call: the first call
+ * ends after a few hundred records, before V8 compiles the loop, so that the compiled code has met
+ * its exit too (it would be thrown away at its first exit otherwise).
+ */
+const SPAN = 1 << 14;
 /** After this many events the builder sizes its columns for the whole file. */
 const RESERVE_AT = 4096;
 /** Plain integers have at most this many digits (below 2^53). */
@@ -36,25 +42,40 @@ const MAX_DIGITS = 15;
  */
 function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void {
   const src = sc.src;
+  for (;;) {
+    if (src.end - sc.pos < LOOKAHEAD && !src.eof) {
+      if (src.base < src.totalBytes >> 2) b.reserveFor(src.base + sc.pos);
+      sc.pos -= src.discard(sc.pos);
+      src.fill();
+      continue;
+    }
+    const limit = Math.min(src.eof ? src.end : src.end - LOOKAHEAD + 1, sc.pos + SPAN);
+    if (sc.pos >= src.end || !plainSpan(sc, b, roles, limit)) break;
+  }
+}
+
+/**
+ * The records of {@link plainRecords} that start before `limit` (the input holds at least
+ * {@link LOOKAHEAD} bytes past it, or ends): the loop that V8 compiles, apart from the refilling of
+ * the input, which it would meet first after some 50,000 records and compile the loop again for.
+ * Returns true when it stopped at `limit`, false at a record for the general path.
+ */
+function plainSpan(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array, limit: number): boolean {
+  const src = sc.src;
   const columns = roles.length;
   const opIdSizeFirst = roles[0] === OP && roles[1] === ID && roles[2] === SIZE;
   let p = sc.pos;
   let line = sc.nextLine;
-  let buf = src.buf;
-  let end = src.end;
-  for (;;) {
-    if (end - p < LOOKAHEAD && !src.eof) {
-      if (src.base < src.totalBytes >> 2) b.reserveFor(src.base + p);
-      p -= src.discard(p);
-      src.fill();
-      buf = src.buf;
-      end = src.end;
-      continue;
-    }
-    if (p >= end) break;
+  const buf = src.buf;
+  const end = src.end;
+  let atLimit = true;
+  while (p < limit) {
     const rs = p;
     const first = buf[p] as number;
-    if (first === 0x0a || first === 0x0d || first === 0x23) break;
+    if (first === 0x0a || first === 0x0d || first === 0x23) {
+      atLimit = false;
+      break;
+    }
     let col = 0;
     let op = -1;
     let idStart = -1;
@@ -189,6 +210,7 @@ function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void 
     }
     if (!plain || op < 0 || idStart < 0 || (op === 1 && (size === NO_VALUE || (align !== NO_VALUE && !isValidAlign(align))))) {
       p = rs;
+      atLimit = false;
       break;
     }
     const stepValue = step === NO_VALUE ? NaN : step;
@@ -204,6 +226,7 @@ function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void 
   }
   sc.pos = p;
   sc.nextLine = line;
+  return atLimit;
 }
 
 /**

@@ -74,7 +74,9 @@ describe('memsim plan', () => {
     expect(no.code).toBe(1);
     expect(no.stderr).toBe('memsim: capacity 95 B: proven infeasible: the offsets lower bound is 96 B\n');
     const j = JSON.parse(no.stdout);
-    expect([j.capacityBytes, j.nodeBudget, j.timeLimitMs, j.results[0].search.status]).toEqual([95, 500_000, 60_000, 'infeasible']);
+    // The default node budget, 10^8 over a node's cost: 5 buffers, 8/5 overlaps and 2 x 8/5 sections
+    // (the chain's 4 sections: the end ones in one buffer's span, the middle three buffers span 2).
+    expect([j.capacityBytes, j.nodeBudget, j.timeLimitMs, j.results[0].search.status]).toEqual([95, 10_204_081, 60_000, 'infeasible']);
     const off = runCli(['plan', '-', '--strategy', 'best', '--capacity', '95', '--node-budget', '0'], { input: chain });
     expect(off.code).toBe(1);
     const notBest = runCli(['plan', '-', '--strategy', 'naive', '--capacity', '95'], { input: chain });

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PartitionSearch } from '../../src/planners/exact/search.js';
 import { partitionRecords } from '../../src/planners/exact/sweep.js';
-import { checkOffsets, makeRecords, type PlanResultOk, runPlan, type UsageRecords } from '../../src/planners/index.js';
+import { checkOffsets, defaultNodeBudget, makeRecords, nodeCost, type PlanResultOk, runPlan, type UsageRecords } from '../../src/planners/index.js';
 import { perfectPacking } from './reference.js';
 import { referenceSearch } from './reference-search.js';
 
@@ -92,6 +92,26 @@ describe('the node budget decides; the clock only caps', () => {
     expect(report.notes.some((n) => n.includes('stopped best') && n.includes('may differ on a rerun'))).toBe(true);
     expect(checkOffsets(big, best.offsets ?? [], best.totalBytes)).toBeNull();
   });
+  it('by default, 10^8 over the cost of a node of the costliest partition', () => {
+    // Closed lifetimes [0,1], [1,2], [2,3] and, apart, [10,10]. The first three make a partition whose
+    // sections (the intervals from a start to an end with nothing between) are [1,2) (buffers 0, 1)
+    // and [2,3) (1, 2): spans 1, 2, 1; overlaps 0-1 and 1-2, 4 entries. Cost: 3 buffers + 4/3
+    // overlaps + 2 x 4/3 sections per buffer = 7. The lone buffer: 1 + 0 + 2 x 1 = 3.
+    const r = makeRecords([
+      { size: 4, first: 0, last: 1 },
+      { size: 2, first: 1, last: 2 },
+      { size: 3, first: 2, last: 3 },
+      { size: 5, first: 10, last: 10 },
+    ]);
+    const parts = partitionRecords(r, 1_000) ?? [];
+    expect(parts.map((p) => nodeCost(p))).toEqual([7, 3]);
+    expect(defaultNodeBudget(parts, r.count)).toBe(14_285_714); // floor(10^8 / 7)
+    const report = runPlan(r, { strategy: 'best' });
+    expect([report.nodeBudget, (report.results[0] as PlanResultOk).search?.nodeBudget]).toEqual([14_285_714, 14_285_714]);
+    expect(runPlan(r, { strategy: 'best', nodeBudget: 123 }).nodeBudget).toBe(123);
+    expect(runPlan(r, { strategy: 'naive' }).nodeBudget).toBe(0);
+  });
+
   it('a node budget of 0 turns the search off', () => {
     expect(bestOf(r, { nodeBudget: 0 }).search?.status).toBe('disabled');
   });

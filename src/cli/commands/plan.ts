@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { readPlanInput, RECORD_FORMATS } from '../../planners/input.js';
-import { DEFAULT_NODE_BUDGET, listPlanners, resultOffsets, runPlan, selectStrategies, strategyNames } from '../../planners/index.js';
+import { listPlanners, resultOffsets, runPlan, selectStrategies, strategyNames } from '../../planners/index.js';
 import { csvPlanOf, feasibilityOf, renderJson, renderPlanCsv, renderPlanText } from '../../report/index.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration } from '../../util/duration.js';
@@ -27,7 +27,7 @@ const schema = z.object({
   strategy: z.string().default('all'),
   alignment: bytesArg.default(1),
   timeLimit: durationArg.default(60_000),
-  nodeBudget: intArg.default(DEFAULT_NODE_BUDGET),
+  nodeBudget: intArg.optional(),
   capacity: bytesArg.optional(),
   memoryLimit: bytesArg.optional(),
   format: z.enum(['text', 'json', 'csv']).default('text'),
@@ -50,7 +50,7 @@ export function planCommand(): Command {
       .option('-s, --strategy <names>', `all, or a comma-separated list: ${strategyNames().join(', ')} (name:objects or name:offsets picks one kind)`, 'all')
       .option('--alignment <bytes>', 'offsets are multiples of this (TFLite base_addr_align_bytes, XLA alignment)', '1')
       .option('--capacity <bytes>', 'best: find a packing that fits in this many bytes (feasibility, as minimalloc is used) instead of the smallest; exit 1 when none is found')
-      .option('--node-budget <nodes>', `work budget of best's exact search, in search nodes: where an unfinished search stops, the same on every run (0 turns the search off)`, String(DEFAULT_NODE_BUDGET))
+      .option('--node-budget <nodes>', "work budget of best's exact search, in search nodes: where an unfinished search stops, the same on every run (default: 10^8 over what a node of the input costs, its buffers plus an average buffer's overlaps and twice its sections; 0 turns the search off)")
       .option('--time-limit <duration>', 'wall-clock cap of the whole run (e.g. 10s, 500ms, 2m); a search cut by it says so, and may differ on a rerun; any other strategy still running then stops with exit 2', '60s')
       .option('--memory-limit <bytes>', "memory the strategies may use (e.g. 8GiB; default: half of the machine's); a strategy that would need more is refused with exit 2 before it starts")
       .addOption(new Option('-f, --format <format>', 'text table, memsim.plan/1 JSON, or the records with an offset column (csv)').choices(['text', 'json', 'csv']).default('text'))
@@ -90,7 +90,7 @@ Examples:
           strategy: o.strategy,
           alignmentBytes: o.alignment,
           timeLimitMs: o.timeLimit,
-          nodeBudget: o.nodeBudget,
+          ...(o.nodeBudget !== undefined ? { nodeBudget: o.nodeBudget } : {}),
           ...(o.memoryLimit !== undefined ? { memoryBytes: o.memoryLimit } : {}),
           ...(o.capacity !== undefined ? { capacityBytes: o.capacity } : {}),
         });

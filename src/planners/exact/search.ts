@@ -45,7 +45,6 @@ export class PartitionSearch {
   private readonly floors: UnallocatedFloors;
   private readonly total: Float64Array;
   private readonly cuts: Int32Array;
-  private readonly unplacedNeighbours: Int32Array;
   private readonly solution: Float64Array;
   private readonly orders: Int32Array<ArrayBuffer>[] = [];
   /** Per buffer, 1 while its minimum offset rose at the placement the current node follows. */
@@ -95,7 +94,6 @@ export class PartitionSearch {
     this.floors = new UnallocatedFloors(S, p.memberStart, p.members);
     this.total = new Float64Array(S);
     this.cuts = new Int32Array(Math.max(0, S - 1));
-    this.unplacedNeighbours = new Int32Array(m);
     this.moved = new Uint8Array(m);
     this.movedList = new Int32Array(m);
     this.solution = new Float64Array(m);
@@ -122,7 +120,6 @@ export class PartitionSearch {
     this.cuts.fill(0);
     this.minOffTop = 0;
     for (let b = 0; b < m; b++) {
-      this.unplacedNeighbours[b] = (p.overlapStart[b + 1] as number) - (p.overlapStart[b] as number);
       for (let s = p.sectionLo[b] as number; s + 1 < (p.sectionHi[b] as number); s++) this.cuts[s] = (this.cuts[s] as number) + 1;
     }
     for (let s = 0; s < S; s++) if ((this.total[s] as number) > this.cap) return 'exhausted';
@@ -154,7 +151,7 @@ export class PartitionSearch {
       this.end = 'timeout';
       return false;
     }
-    const { offset, minOff, size, rank, p, cap, moved, movedList, minOffUndo } = this;
+    const { minOff, size, rank, p, cap, moved, movedList, minOffUndo } = this;
     // The parent's order minus placed buffers and buffers of other pieces, re-sorted by (min offset,
     // preorder). Only the buffers whose minimum offsets the parent's placement raised (the undo
     // records from `movedFrom` on) are out of place: they are taken out, sorted, and merged back.
@@ -166,10 +163,11 @@ export class PartitionSearch {
     let minHeight = Infinity;
     for (let j = 0; j < count; j++) {
       const b = parent[j] as number;
-      if ((offset[b] as number) >= 0 || (p.sectionLo[b] as number) >= secHi || (p.sectionHi[b] as number) <= secLo) continue;
+      const lowest = minOff[b] as number; // Infinity once placed
+      if (lowest === Infinity || (p.sectionLo[b] as number) >= secHi || (p.sectionHi[b] as number) <= secLo) continue;
       if (moved[b] === 1) movedList[r++] = b;
       else order[k++] = b;
-      minHeight = Math.min(minHeight, (minOff[b] as number) + (size[b] as number));
+      minHeight = Math.min(minHeight, lowest + (size[b] as number));
     }
     for (let q = movedFrom; q < movedTo; q++) moved[minOffUndo[q] as number] = 0;
     if (r > 0) k = this.mergeMoved(order, k, r);
@@ -194,33 +192,47 @@ export class PartitionSearch {
         if (this.end !== null) return false;
       }
       // Nothing unplaced overhead: if b at its lowest offset fails, so does every alternative.
-      if (this.unplacedNeighbours[b] === 0) break;
+      if (!this.hasUnplacedNeighbour(b)) break;
     }
     return false;
   }
 
   /**
+   * Whether a buffer that overlaps b in time is still unplaced (if none is, nothing can go over b).
+   * Asked only when a candidate has failed, so a scan that usually stops at the first neighbour
+   * costs less than counts kept up to date at every placement and undo.
+   */
+  private hasUnplacedNeighbour(b: number): boolean {
+    const { p, offset } = this;
+    const end = p.overlapStart[b + 1] as number;
+    for (let q = p.overlapStart[b] as number; q < end; q++) if ((offset[p.overlaps[q] as number] as number) < 0) return true;
+    return false;
+  }
+
+  /**
    * Sorts movedList[0, r) by (minimum offset, rank) and merges it into order[0, k), sorted the same
-   * way, from the back (order has room); returns the new length.
+   * way, from the back (order has room); returns the new length. The moved buffers were all raised
+   * by one placement, to the same minimum offset, so among them only the ranks decide.
    */
   private mergeMoved(order: Int32Array, k: number, r: number): number {
     const { minOff, rank, movedList } = this;
-    const less = (x: number, y: number): boolean => {
-      const a = minOff[x] as number;
-      const b = minOff[y] as number;
-      return a < b || (a === b && (rank[x] as number) < (rank[y] as number));
-    };
     for (let i = 1; i < r; i++) {
       const x = movedList[i] as number;
+      const rx = rank[x] as number;
       let j = i;
-      for (; j > 0 && less(x, movedList[j - 1] as number); j--) movedList[j] = movedList[j - 1] as number;
+      for (; j > 0 && rx < (rank[movedList[j - 1] as number] as number); j--) movedList[j] = movedList[j - 1] as number;
       movedList[j] = x;
     }
+    const raised = minOff[movedList[0] as number] as number;
     let i = k - 1;
     let j = r - 1;
     for (let w = k + r - 1; j >= 0; w--) {
-      if (i >= 0 && less(movedList[j] as number, order[i] as number)) order[w] = order[i--] as number;
-      else order[w] = movedList[j--] as number;
+      const y = i >= 0 ? (order[i] as number) : -1;
+      const a = y >= 0 ? (minOff[y] as number) : -Infinity;
+      if (a > raised || (a === raised && (rank[y] as number) > (rank[movedList[j] as number] as number))) {
+        order[w] = y;
+        i--;
+      } else order[w] = movedList[j--] as number;
     }
     return k + r;
   }
@@ -238,9 +250,7 @@ export class PartitionSearch {
     const raised = alignUp(top, this.alignmentBytes);
     for (let q = p.overlapStart[b] as number; q < (p.overlapStart[b + 1] as number); q++) {
       const u = p.overlaps[q] as number;
-      if ((offset[u] as number) >= 0) continue;
-      this.unplacedNeighbours[u] = (this.unplacedNeighbours[u] as number) - 1;
-      if ((minOff[u] as number) >= raised) continue;
+      if ((minOff[u] as number) >= raised) continue; // placed ones are at Infinity
       this.minOffUndo[this.minOffTop] = u;
       this.minOffUndoVal[this.minOffTop++] = minOff[u] as number;
       minOff[u] = raised;
@@ -278,10 +288,6 @@ export class PartitionSearch {
     while (this.minOffTop > minOffFrom) {
       this.minOffTop--;
       minOff[this.minOffUndo[this.minOffTop] as number] = this.minOffUndoVal[this.minOffTop] as number;
-    }
-    for (let q = p.overlapStart[b] as number; q < (p.overlapStart[b + 1] as number); q++) {
-      const u = p.overlaps[q] as number;
-      if ((offset[u] as number) < 0) this.unplacedNeighbours[u] = (this.unplacedNeighbours[u] as number) + 1;
     }
     offset[b] = -1;
     minOff[b] = o;

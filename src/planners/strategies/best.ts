@@ -1,5 +1,5 @@
 import { type PartitionOutcome, solvePartition } from '../exact/solve.js';
-import { partitionRecords } from '../exact/sweep.js';
+import { type Partition, partitionRecords } from '../exact/sweep.js';
 import { NO_LIMITS, type PlanLimits } from '../limits.js';
 import type { OffsetsAssignment, UsageRecords } from '../types.js';
 
@@ -49,8 +49,8 @@ export interface BestOutcome {
 /** Limits of the exact search. */
 export interface BestLimits {
   alignmentBytes: number;
-  /** Search nodes in all (the work budget that decides where the search stops). */
-  nodeBudget: number;
+  /** Search nodes in all (the work budget that decides where the search stops); default: defaultNodeBudget. */
+  nodeBudget?: number;
   /** Feasibility at this capacity instead of minimization. */
   capacityBytes?: number;
   /** The run's deadline (the clock only caps the search). */
@@ -61,11 +61,38 @@ export interface BestLimits {
 export const SEARCH_LIMITS = { maxRecords: 10_000, maxPartitionRecords: 2_000, maxOverlapPairs: 2_000_000 };
 
 /**
- * The default work budget of the exact search, in nodes. On minimalloc's challenging benchmarks the
- * searches that reach the lower bound do so within 360,000 nodes (E, the most), and the two that
- * cannot (D, J) find their best packings by 413,000; a search that spends it all ends in seconds.
+ * The default work budget of the exact search, in units of what a search node reads (see nodeCost).
+ * A node scans the unplaced buffers of its piece, the buffers that overlap the one it places and
+ * that buffer's sections, so a node of a large, crowded partition costs several times one of a
+ * small one; a budget in these units takes about as long on any input (a second or two of search
+ * on a shared 2-core machine). On minimalloc's challenging benchmarks it gives from 555,108 nodes
+ * (E) and 409,770 (A: 154 buffers) down to 162,823 (J: 409 buffers, 141 overlaps each); every
+ * search there that reaches the lower bound does so within 65% of its budget (E), and the two
+ * that cannot pass minimalloc's answer within 83% (D: 211,769 nodes) and 26% (J) of theirs.
  */
-export const DEFAULT_NODE_BUDGET = 500_000;
+export const DEFAULT_WORK_BUDGET = 100_000_000;
+
+/**
+ * What one search node of a partition costs, in units of DEFAULT_WORK_BUDGET: its buffers, plus
+ * the overlaps and twice the sections of its average buffer.
+ */
+export function nodeCost(p: Partition): number {
+  const m = p.records.length;
+  if (m === 0) return 1;
+  let spans = 0;
+  for (let b = 0; b < m; b++) spans += (p.sectionHi[b] as number) - (p.sectionLo[b] as number);
+  return m + p.overlaps.length / m + (2 * spans) / m;
+}
+
+/**
+ * The default node budget: DEFAULT_WORK_BUDGET over the cost of a node of the costliest partition
+ * (over the number of records when the input is too large to search).
+ */
+export function defaultNodeBudget(parts: readonly Partition[] | null, records: number): number {
+  let cost = parts ? 1 : Math.max(1, records);
+  for (const p of parts ?? []) cost = Math.max(cost, nodeCost(p));
+  return Math.floor(DEFAULT_WORK_BUDGET / cost);
+}
 
 /**
  * The best packing memsim can find: the smallest of the heuristics' packings and, for problems small
@@ -77,7 +104,9 @@ export const DEFAULT_NODE_BUDGET = 500_000;
  * (status `timeout`).
  */
 export function bestPacking(r: UsageRecords, candidates: readonly Candidate[], lowerBound: number, limits: BestLimits): BestOutcome {
-  const { alignmentBytes, nodeBudget, capacityBytes } = limits;
+  const { alignmentBytes, capacityBytes } = limits;
+  const parts = r.count <= SEARCH_LIMITS.maxRecords ? partitionRecords(r, SEARCH_LIMITS.maxOverlapPairs) : null;
+  const nodeBudget = limits.nodeBudget ?? defaultNodeBudget(parts, r.count);
   const { deadlineMs, now } = limits.limits ?? NO_LIMITS;
   const feasible = capacityBytes !== undefined;
   let top = candidates[0];
@@ -96,7 +125,6 @@ export function bestPacking(r: UsageRecords, candidates: readonly Candidate[], l
   if (feasible && lowerBound > capacityBytes) return asIs('infeasible', base.totalBytes <= lowerBound);
   if (base.totalBytes <= lowerBound) return asIs(feasible ? 'found' : 'lower-bound', true);
   if (nodeBudget <= 0) return asIs('disabled', false);
-  const parts = r.count <= SEARCH_LIMITS.maxRecords ? partitionRecords(r, SEARCH_LIMITS.maxOverlapPairs) : null;
   if (!parts || parts.some((p) => p.records.length > SEARCH_LIMITS.maxPartitionRecords)) return asIs('too-large', false, parts?.length ?? 0);
 
   // Start each partition from the candidate that packs it lowest (partitions never meet in time, so
