@@ -32,7 +32,7 @@ export function peerTrace(events) {
 }
 
 /** TensorFlow's harness, built in the cache from a copy of the peer (the shared folder stays untouched). */
-function tfHarness() {
+export function tfHarness() {
   if (!existsSync(join(peers, 'tf-bfc', 'build.sh'))) return { skip: `no TensorFlow peer at ${join(peers, 'tf-bfc')}` };
   const dir = join(cache, 'tf-bfc');
   const bin = join(dir, 'bfc_harness');
@@ -46,7 +46,7 @@ function tfHarness() {
 }
 
 /** A Python that has sortedcontainers (DynaPipe's one dependency). */
-function pythonWithSortedContainers() {
+export function pythonWithSortedContainers() {
   for (const py of ['python3', '/usr/bin/python3']) {
     const r = spawnSync(py, ['-c', 'import sortedcontainers'], { encoding: 'utf8' });
     if (r.status === 0) return py;

@@ -2,9 +2,11 @@
 // memsim benchmarks: parse MB/s per format, replay events/s per allocator, memory of in-memory traces.
 // Traces are generated once with `memsim gen` and cached in .bench-cache/ (git-ignored).
 // Usage: npm run bench [-- --sizes 1e5,1e6,1e7 --formats csv,jsonl,json --allocators all --workload training --repeat 3
-//                         --sections parse,replay,peers,e2e,minimalloc,planners --huge --minimalloc <binary> --minimalloc-benchmarks <dir>
+//                         --sections parse,replay,peers,binary,e2e,minimalloc,planners --huge --minimalloc <binary> --minimalloc-benchmarks <dir>
 //                         --plan-args '--node-budget 400000']
 // `peers`: memsim end to end beside TensorFlow's BFC and DynaPipe's simulator (bench/peers.mjs);
+// `binary`: the same replays from the traces' binary form (.mst) beside CSV and the peers (bench/binary.mjs);
+// `--formats` may name `mst` for the parse table (converted from the CSV);
 // `e2e`: start-up, --placements, compare, peak memory (bench/endtoend.mjs); --huge adds 10^8 events.
 // `minimalloc`: plan --strategy best on minimalloc's A and B, beside its solver when given (bench/planners.mjs);
 // --plan-args: more options for memsim plan there, space-separated.
@@ -15,6 +17,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchBinary } from './binary.mjs';
 import { benchEndToEnd } from './endtoend.mjs';
 import { benchPeers } from './peers.mjs';
 import { benchPlanners } from './greedy.mjs';
@@ -26,11 +29,11 @@ const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') && a !== '--huge' ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
 );
 const sizes = (args.sizes ?? '1e5,1e6,1e7').split(',').map(Number);
-const formats = (args.formats ?? 'csv,jsonl,json').split(',');
+const formats = (args.formats ?? 'csv,jsonl,json,mst').split(',');
 const workload = args.workload ?? 'training';
 const allocatorsArg = args.allocators ?? 'all';
 const repeat = Math.max(1, Number(args.repeat ?? 3));
-const sections = (args.sections ?? 'parse,replay,peers,e2e,minimalloc,planners').split(',');
+const sections = (args.sections ?? 'parse,replay,peers,binary,e2e,minimalloc,planners').split(',');
 const huge = process.argv.includes('--huge');
 
 mkdirSync(cache, { recursive: true });
@@ -43,7 +46,9 @@ function ensureTrace(events, format) {
   const p = tracePath(events, format);
   if (!existsSync(p)) {
     process.stderr.write(`generating ${p} …\n`);
-    execFileSync(process.execPath, [join(root, 'bin', 'memsim.js'), 'gen', workload, '--events', String(events), '--format', format, '--output', p], { stdio: 'inherit' });
+    // The binary form is written from the CSV (`gen` writes text formats).
+    const gen = format === 'mst' ? ['convert', ensureTrace(events, 'csv'), p] : ['gen', workload, '--events', String(events), '--format', format, '--output', p];
+    execFileSync(process.execPath, [join(root, 'bin', 'memsim.js'), ...gen], { stdio: 'inherit' });
   }
   return p;
 }
@@ -104,6 +109,7 @@ for (const n of sizes) {
 }
 }
 if (sections.includes('peers')) rows.push(...(await benchPeers({ repeat: Math.max(repeat, 5) })));
+if (sections.includes('binary')) rows.push(...benchBinary({ repeat: Math.max(repeat, 5) }));
 if (sections.includes('e2e')) rows.push(...benchEndToEnd({ repeat: Math.max(repeat, 5), huge }));
 if (sections.includes('minimalloc')) rows.push(...benchMinimalloc({ repeat, minimalloc: args.minimalloc, benchmarks: args['minimalloc-benchmarks'], planArgs: args['plan-args']?.split(' ').filter(Boolean) ?? [] }));
 if (sections.includes('planners')) rows.push(...benchPlanners({ repeat, huge }));

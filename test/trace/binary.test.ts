@@ -94,6 +94,34 @@ describe('binary trace (.mst)', () => {
     for (const c of [t.op, t.alloc, t.size, t.step, t.stream, t.time, t.line, t.allocEvent, t.freeEvent]) expect(c?.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 
+  it('keeps a recorded history and stacks, and refuses a recorded history whose entries are not what a replay reads', () => {
+    const base = traceFromEvents([alloc('a', 100), alloc('b', 50), free('a')]);
+    const recorded = {
+      allocator: 'pytorch-caching',
+      address: new Float64Array([4096, NaN]),
+      allocatedBytes: new Float64Array([512, 512]),
+      segmentEvents: [{ beforeEvent: 0, action: 'alloc' as const, address: 4096, sizeBytes: 2097152, stream: 0, pool: 'small' }],
+      initialSegments: [],
+      finalSegments: [{ address: 4096, sizeBytes: 2097152, stream: 0, blocks: [{ address: 4096, sizeBytes: 512, state: 'allocated' as const, allocation: 1 }] }],
+      settings: { expandable_segments: false, ratio: -0 },
+      extra: { shape: 'dict', missing: null },
+    };
+    const stacks = {
+      ofAllocation: new Uint32Array([1, 0]),
+      runStart: new Uint32Array([0, 0, 2]),
+      frameRun: new Uint32Array([1, 2]),
+      frames: ['', 'a.py:1:f', 'b.py:2:g'],
+      frameFile: new Uint32Array([0, 1, 2]),
+      files: ['', 'a.py', 'b.py'],
+    };
+    const trace: Trace = { ...base, recorded, stacks, entryList: 'device_traces[0]' };
+    expectSameTrace(roundTrip(trace), trace);
+    const bad = { ...trace, recorded: { ...recorded, segmentEvents: [{ ...recorded.segmentEvents[0]!, beforeEvent: 9 }] } };
+    expect(() => roundTrip(bad)).toThrow(/t\d+\.mst: section "recorded": field "segmentEvents\[0\]\.beforeEvent": expected an event index from 0 to 3$/);
+    const badStack = { ...trace, stacks: { ...stacks, frameRun: new Uint32Array([1, 5]) } };
+    expect(() => roundTrip(badStack)).toThrow(/section "stackfrm": entry 1 names frame 5 of 3$/);
+  });
+
   it('validate (checkTrace) gives the figures reading gives', () => {
     const trace = traceFromEvents([alloc('x', 100, { step: 1 }), alloc('y', 50, { step: 2 }), free('x'), alloc('z', 10)], { name: 'n' });
     const path = join(dir, 'check.mst');

@@ -47,3 +47,54 @@ export function checkStringTable(file: string, section: string, v: unknown, fiel
   }
   return v as string[];
 }
+
+const ACTIONS = new Set(['alloc', 'free', 'map', 'unmap']);
+const BLOCK_STATES = new Set(['allocated', 'pending', 'free']);
+
+/**
+ * The `recorded` section's value: the shape the simulators of a recorded history read (segments,
+ * their blocks, segment events, recorded OOMs), checked entry by entry, so that a damaged section is
+ * refused by name rather than met half-way through a replay.
+ */
+export function checkRecorded(file: string, v: unknown, events: number): Record<string, unknown> {
+  const bad = (where: string, what: string): never => {
+    throw sectionError(file, S.recorded, `field "${where}": ${what}`);
+  };
+  const isNum = (x: unknown): boolean => typeof x === 'number' && !Number.isNaN(x);
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return bad('allocator', 'the section is not a JSON object');
+  const r = v as Record<string, unknown>;
+  if (typeof r.allocator !== 'string') bad('allocator', 'expected the name of the recorded allocator');
+  const list = (key: string, optional: boolean): Record<string, unknown>[] => {
+    const x = r[key];
+    if (x === undefined && optional) return [];
+    if (!Array.isArray(x)) return bad(key, 'expected an array');
+    x.forEach((e, k) => {
+      if (e === null || typeof e !== 'object' || Array.isArray(e)) bad(`${key}[${k}]`, 'expected an object');
+    });
+    return x as Record<string, unknown>[];
+  };
+  for (const key of ['initialSegments', 'finalSegments', 'otherSegments'] as const) {
+    list(key, key !== 'initialSegments').forEach((seg, k) => {
+      for (const f of ['address', 'sizeBytes', 'stream']) if (!isNum(seg[f])) bad(`${key}[${k}].${f}`, 'expected a number');
+      if (seg.blocks === undefined) return;
+      if (!Array.isArray(seg.blocks)) return bad(`${key}[${k}].blocks`, 'expected an array');
+      (seg.blocks as unknown[]).forEach((b, j) => {
+        const block = b as Record<string, unknown> | null;
+        if (!block || !isNum(block.address) || !isNum(block.sizeBytes) || !BLOCK_STATES.has(block.state as string)) {
+          bad(`${key}[${k}].blocks[${j}]`, 'expected { address, sizeBytes, state: allocated|pending|free }');
+        }
+      });
+    });
+  }
+  list('segmentEvents', false).forEach((e, k) => {
+    if (!Number.isSafeInteger(e.beforeEvent) || (e.beforeEvent as number) < 0 || (e.beforeEvent as number) > events) bad(`segmentEvents[${k}].beforeEvent`, `expected an event index from 0 to ${events}`);
+    if (!ACTIONS.has(e.action as string)) bad(`segmentEvents[${k}].action`, 'expected alloc, free, map or unmap');
+    for (const f of ['address', 'sizeBytes', 'stream']) if (!isNum(e[f])) bad(`segmentEvents[${k}].${f}`, 'expected a number');
+  });
+  list('ooms', true).forEach((o, k) => {
+    if (!Number.isSafeInteger(o.beforeEvent) || (o.beforeEvent as number) < 0 || (o.beforeEvent as number) > events) bad(`ooms[${k}].beforeEvent`, `expected an event index from 0 to ${events}`);
+    if (!isNum(o.sizeBytes)) bad(`ooms[${k}].sizeBytes`, 'expected a number');
+  });
+  if (r.notes !== undefined && (!Array.isArray(r.notes) || !r.notes.every((n) => typeof n === 'string'))) bad('notes', 'expected an array of strings');
+  return r;
+}

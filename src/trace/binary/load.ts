@@ -3,7 +3,7 @@ import { IdTable } from '../id-table.js';
 import type { RecordedHistory, Trace, TraceStacks } from '../model.js';
 import type { ByteSource } from '../source.js';
 import { type BinaryHeader, KIND_BYTES, KIND_F64, KIND_I32, KIND_JSON, KIND_NAMES, KIND_U32, KIND_U8, S, type SectionEntry } from './format.js';
-import { checkHeader, checkStringTable } from './header.js';
+import { checkHeader, checkRecorded, checkStringTable } from './header.js';
 import { fileError, sectionError, SectionReader } from './sections.js';
 import { verifyTrace } from './verify.js';
 
@@ -80,14 +80,9 @@ function stacksOf(s: Sections, allocations: number): TraceStacks | undefined {
   };
 }
 
-function recordedOf(s: Sections, allocations: number): RecordedHistory | undefined {
+function recordedOf(s: Sections, allocations: number, events: number): RecordedHistory | undefined {
   if (!s.has(S.recorded)) return undefined;
-  const rest = s.text(S.recorded);
-  if (rest === null || typeof rest !== 'object' || typeof (rest as { allocator?: unknown }).allocator !== 'string') {
-    throw sectionError(s.file, S.recorded, 'is not a recorded history (an object naming its allocator)');
-  }
-  const r = rest as Omit<RecordedHistory, 'address' | 'allocatedBytes'>;
-  if (!Array.isArray(r.segmentEvents) || !Array.isArray(r.initialSegments)) throw sectionError(s.file, S.recorded, 'lacks its segment lists (segmentEvents, initialSegments)');
+  const r = checkRecorded(s.file, s.text(S.recorded), events) as unknown as Omit<RecordedHistory, 'address' | 'allocatedBytes'>;
   return {
     ...r,
     address: s.column(S.recordedAddress, [KIND_F64], allocations, 'allocation') as Float64Array,
@@ -143,7 +138,7 @@ export function loadBinaryTrace(src: ByteSource): Trace {
     initialEvents: h.initialEvents,
   };
   if (h.entryList !== undefined) trace.entryList = h.entryList;
-  const recorded = recordedOf(s, a);
+  const recorded = recordedOf(s, a, n);
   if (recorded) trace.recorded = recorded;
   const stacks = stacksOf(s, a);
   if (stacks) trace.stacks = stacks;

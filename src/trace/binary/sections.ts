@@ -36,7 +36,13 @@ export class SectionReader {
 
   /** Reads the bytes of `entry` (which must come after those read so far). */
   read(entry: SectionEntry, shared: boolean): Uint8Array {
-    const out = shared ? new Uint8Array(new SharedArrayBuffer(entry.byteLength)) : Buffer.allocUnsafe(entry.byteLength);
+    let out: Uint8Array;
+    try {
+      out = shared ? new Uint8Array(new SharedArrayBuffer(entry.byteLength)) : Buffer.allocUnsafe(entry.byteLength);
+    } catch {
+      // Only a section of standard input can be larger than its file: a length the table made up.
+      throw sectionError(this.src.file, entry.name, `${formatCount(entry.byteLength)} bytes: more than this machine can hold (is the file damaged?)`);
+    }
     this.skipTo(entry.offset, entry.name);
     let k = 0;
     if (this.pos < this.held) {
