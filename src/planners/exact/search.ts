@@ -151,10 +151,12 @@ export class PartitionSearch {
       this.end = 'timeout';
       return false;
     }
-    const { minOff, size, rank, p, cap, moved, movedList, minOffUndo } = this;
-    // The parent's order minus placed buffers and buffers of other pieces, re-sorted by (min offset,
-    // preorder). Only the buffers whose minimum offsets the parent's placement raised (the undo
-    // records from `movedFrom` on) are out of place: they are taken out, sorted, and merged back.
+    const { minOff, size, rank, cap, moved, movedList, minOffUndo } = this;
+    // The parent's order minus the buffer it placed, re-sorted by (min offset, preorder). (Every
+    // buffer of the parent's order is in this piece: a piece is split off where no unplaced buffer
+    // crosses, and its search starts from a list of its own buffers.) Only the buffers whose
+    // minimum offsets the parent's placement raised (the undo records from `movedFrom` on) are out
+    // of place: they are taken out, sorted, and merged back.
     const order = this.orders[depth] ?? (this.orders[depth] = new Int32Array(this.m));
     const movedTo = this.minOffTop;
     for (let q = movedFrom; q < movedTo; q++) moved[minOffUndo[q] as number] = 1;
@@ -164,7 +166,7 @@ export class PartitionSearch {
     for (let j = 0; j < count; j++) {
       const b = parent[j] as number;
       const lowest = minOff[b] as number; // Infinity once placed
-      if (lowest === Infinity || (p.sectionLo[b] as number) >= secHi || (p.sectionHi[b] as number) <= secLo) continue;
+      if (lowest === Infinity) continue;
       if (moved[b] === 1) movedList[r++] = b;
       else order[k++] = b;
       minHeight = Math.min(minHeight, lowest + (size[b] as number));
