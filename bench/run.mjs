@@ -2,8 +2,8 @@
 // memsim benchmarks: parse MB/s per format, replay events/s per allocator, memory of in-memory traces.
 // Traces are generated once with `memsim gen` and cached in .bench-cache/ (git-ignored).
 // Usage: npm run bench [-- --sizes 1e5,1e6,1e7 --formats csv,jsonl,json --allocators all --workload training --repeat 3
-//                         --sections parse,replay,peers,binary,e2e,minimalloc,planners --huge --minimalloc <binary> --minimalloc-benchmarks <dir>
-//                         --plan-args '--node-budget 400000']
+//                         --sections parse,replay,peers,binary,e2e,minimalloc,planners,snapshot --huge --minimalloc <binary> --minimalloc-benchmarks <dir>
+//                         --plan-args '--node-budget 400000' --snapshot-mb 100]
 // `peers`: memsim end to end beside TensorFlow's BFC and DynaPipe's simulator (bench/peers.mjs);
 // `binary`: the same replays from the traces' binary form (.mst) beside CSV and the peers (bench/binary.mjs);
 // `--formats` may name `mst` for the parse table (converted from the CSV);
@@ -11,6 +11,7 @@
 // `minimalloc`: plan --strategy best on minimalloc's A and B, beside its solver when given (bench/planners.mjs);
 // --plan-args: more options for memsim plan there, space-separated.
 // `planners`: greedy planning of the peers' 10^6-event trace, time and peak RSS (bench/greedy.mjs); --huge adds 10^7.
+// `snapshot`: PyTorch snapshots read (MB/s, beside the plain route) and `memsim replay` of a 100 MB one (bench/snapshot-load.mjs; --snapshot-mb N).
 // Each figure is the best of --repeat runs, each in a fresh process: on a shared machine one run can
 // be half as fast as the next, and the best run is the one least disturbed.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -22,6 +23,7 @@ import { benchEndToEnd } from './endtoend.mjs';
 import { benchPeers } from './peers.mjs';
 import { benchPlanners } from './greedy.mjs';
 import { benchMinimalloc } from './planners.mjs';
+import { benchSnapshot } from './snapshot-load.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cache = join(root, '.bench-cache');
@@ -33,7 +35,7 @@ const formats = (args.formats ?? 'csv,jsonl,json,mst').split(',');
 const workload = args.workload ?? 'training';
 const allocatorsArg = args.allocators ?? 'all';
 const repeat = Math.max(1, Number(args.repeat ?? 3));
-const sections = (args.sections ?? 'parse,replay,peers,binary,e2e,minimalloc,planners').split(',');
+const sections = (args.sections ?? 'parse,replay,peers,binary,e2e,minimalloc,planners,snapshot').split(',');
 const huge = process.argv.includes('--huge');
 
 mkdirSync(cache, { recursive: true });
@@ -113,6 +115,7 @@ if (sections.includes('binary')) rows.push(...benchBinary({ repeat: Math.max(rep
 if (sections.includes('e2e')) rows.push(...benchEndToEnd({ repeat: Math.max(repeat, 5), huge }));
 if (sections.includes('minimalloc')) rows.push(...benchMinimalloc({ repeat, minimalloc: args.minimalloc, benchmarks: args['minimalloc-benchmarks'], planArgs: args['plan-args']?.split(' ').filter(Boolean) ?? [] }));
 if (sections.includes('planners')) rows.push(...benchPlanners({ repeat, huge }));
+if (sections.includes('snapshot')) rows.push(...benchSnapshot({ repeat, mb: Number(args['snapshot-mb'] ?? 100) }));
 if (args.json) {
   const { writeFileSync } = await import('node:fs');
   writeFileSync(args.json, JSON.stringify(rows, null, 2));

@@ -4,28 +4,25 @@
 // which reads device_traces straight into columns, and by the plain route the reader falls back to
 // (every value unpickled, then the entries converted): MB/s of each and their ratio. Each read is a
 // fresh process, as a command is (a process that ran one route runs the other's shared code
-// de-optimized). Run after `npm run build`:
-//   node bench/snapshot-load.mjs [--mb 100] [--repeat 3] [--keep /tmp/big.pickle]
+// de-optimized). Then `memsim replay` of the synthetic snapshot end to end (start-up, reading,
+// the caching allocator's replay from the recorded state, the text report), beside
+// `memsim validate` of it (start-up and reading), each with its user CPU time and peak RSS.
+// `npm run bench -- --sections snapshot` runs it; alone, after `npm run build`:
+//   node bench/snapshot-load.mjs [--mb 100] [--repeat 3] [--keep /tmp/big.pickle (written once, then reused)]
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pickle } from '../dist/trace/pytorch/pickle-writer.js';
 import { unpickle } from '../dist/trace/pytorch/pickle.js';
-import { unpickleSnapshot } from '../dist/trace/pytorch/snapshot-unpickler.js';
+import { DIRECT_MIN_BYTES, unpickleSnapshot } from '../dist/trace/pytorch/snapshot-unpickler.js';
 import { importSnapshot } from '../dist/trace/pytorch/import.js';
 import { parseSnapshot } from '../dist/trace/pytorch/snapshot.js';
 import { openTrace, readOpenedTrace } from '../dist/trace/open.js';
 import { readTrace } from '../dist/trace/read.js';
 
-const args = process.argv.slice(2);
-const arg = (name, def) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : def;
-};
-const targetMb = Number(arg('--mb', '100'));
-const keep = arg('--keep', undefined);
-const repeat = Math.max(1, Number(arg('--repeat', '3')));
+const memsim = resolve(import.meta.dirname, '..', 'bin', 'memsim.js');
+const say = (s) => process.stdout.write(`${s}\n`);
 
 /** A deterministic generator (xorshift). */
 function rng(seed) {
@@ -123,16 +120,31 @@ function timeCpu(fn) {
   return [r, ms, (c.user + c.system) / 1000];
 }
 
-/** The plain route: every value of the pickle unpickled, then parsed and converted (what readTrace falls back to). */
-function readPlain(file) {
+/** readTrace with the snapshot reader's read replaced: `unpickled(bytes)` gives the root and any decoded traces. */
+function readWith(file, unpickled) {
   const opened = openTrace(file);
-  const reader = { ...opened.reader, read: (_src, builder, o) => importSnapshot(parseSnapshot(unpickle(readFileSync(file), file), file), file, builder, o.device) };
+  const reader = {
+    ...opened.reader,
+    read: (_src, builder, o) => {
+      const { root, traces } = unpickled(readFileSync(file));
+      return importSnapshot(parseSnapshot(root, file, traces), file, builder, o.device);
+    },
+  };
   return readOpenedTrace({ ...opened, reader });
 }
 
-/** One read in this process: `direct` (readTrace) or `plain`; prints wall ms, CPU ms, events. */
+/**
+ * One read in this process, by `route`: `readTrace` (what commands do), `plain` (every value
+ * unpickled, then parsed and converted: what readTrace falls back to, and reads small files with) or
+ * `direct` (the direct reading whatever the size); prints wall ms, CPU ms, events.
+ */
 function readOnce(route, file) {
-  const [t, ms, cpu] = timeCpu(() => (route === 'direct' ? readTrace(file) : readPlain(file)));
+  const read = {
+    readTrace: () => readTrace(file),
+    plain: () => readWith(file, (buf) => ({ root: unpickle(buf, file) })),
+    direct: () => readWith(file, (buf) => unpickleSnapshot(buf, file, 0)),
+  }[route];
+  const [t, ms, cpu] = timeCpu(read);
   console.log(JSON.stringify({ ms, cpu, events: t.length }));
 }
 
@@ -142,52 +154,113 @@ function spawnRead(route, file) {
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
 
-/** readTrace beside the plain route on one file, alternating, best of `repeat`, each in a fresh process. */
-function sideBySide(file, label) {
+/**
+ * readTrace beside the plain route on one file (and, for a file below DIRECT_MIN_BYTES, which
+ * readTrace reads the plain way, beside the direct reading too), alternating, best of `repeat`,
+ * each in a fresh process.
+ */
+function sideBySide(file, label, repeat) {
   const mb = statSync(file).size / 1e6;
-  const direct = unpickleSnapshot(readFileSync(file), file).traces !== undefined;
-  const best = { a: Infinity, b: Infinity, ca: Infinity, cb: Infinity };
+  const small = statSync(file).size < DIRECT_MIN_BYTES;
+  const decodable = unpickleSnapshot(readFileSync(file), file, 0).traces !== undefined;
+  const routes = small && decodable ? ['readTrace', 'plain', 'direct'] : ['readTrace', 'plain'];
+  const best = Object.fromEntries(routes.map((r) => [r, { ms: Infinity, cpu: Infinity }]));
   let events = 0;
   for (let i = 0; i < repeat; i++) {
-    const x = spawnRead('direct', file);
-    events = x.events;
-    best.a = Math.min(best.a, x.ms);
-    best.ca = Math.min(best.ca, x.cpu);
-    const y = spawnRead('plain', file);
-    best.b = Math.min(best.b, y.ms);
-    best.cb = Math.min(best.cb, y.cpu);
+    for (const r of routes) {
+      const x = spawnRead(r, file);
+      events = x.events;
+      best[r].ms = Math.min(best[r].ms, x.ms);
+      best[r].cpu = Math.min(best[r].cpu, x.cpu);
+    }
   }
   const rate = (ms) => (mb / (ms / 1000)).toFixed(1);
-  console.log(
-    `${label} (${mb.toFixed(2)} MB, ${events} events${direct ? '' : ', not read directly'}): ` +
-      `readTrace ${best.a.toFixed(0)} ms (${rate(best.a)} MB/s; CPU ${best.ca.toFixed(0)} ms, ${rate(best.ca)} MB/s), ` +
-      `plain route ${best.b.toFixed(0)} ms (${rate(best.b)} MB/s; CPU ${best.cb.toFixed(0)} ms): ${(best.b / best.a).toFixed(2)}x, CPU ${(best.cb / best.ca).toFixed(2)}x`,
+  const how = !decodable ? ', no trace to read directly' : small ? ', read the plain way (under DIRECT_MIN_BYTES)' : '';
+  const vs = (r) => `${(best[r].ms / best.readTrace.ms).toFixed(2)}x, CPU ${(best[r].cpu / best.readTrace.cpu).toFixed(2)}x`;
+  say(
+    `${label} (${mb.toFixed(2)} MB, ${events} events${how}): ` +
+      `readTrace ${best.readTrace.ms.toFixed(0)} ms (${rate(best.readTrace.ms)} MB/s; CPU ${best.readTrace.cpu.toFixed(0)} ms, ${rate(best.readTrace.cpu)} MB/s), ` +
+      `plain route ${best.plain.ms.toFixed(0)} ms (CPU ${best.plain.cpu.toFixed(0)} ms): ${vs('plain')}` +
+      (best.direct ? `; direct reading ${best.direct.ms.toFixed(0)} ms (CPU ${best.direct.cpu.toFixed(0)} ms): ${vs('direct')}` : ''),
   );
+  const row = { kind: 'snapshot-read', file: label, mb, events, readMs: best.readTrace.ms, readCpuMs: best.readTrace.cpu, plainMs: best.plain.ms, plainCpuMs: best.plain.cpu };
+  if (best.direct) Object.assign(row, { directMs: best.direct.ms, directCpuMs: best.direct.cpu });
+  return row;
 }
 
-if (args[0] === '--one') {
-  readOnce(args[1], args[2]);
-  process.exit(0);
+/** One memsim command line in a fresh process (bench/rss.mjs): wall ms, user CPU ms, peak RSS MB. */
+function measureCommand(args) {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [resolve(import.meta.dirname, 'rss.mjs'), ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const ms = performance.now() - t0;
+  const rss = /maxRSS (\d+)/.exec(r.stderr ?? '');
+  const cpu = /cpuUser (\d+)/.exec(r.stderr ?? '');
+  if (r.status !== 0 || !rss || !cpu) throw new Error(`memsim ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return { ms, cpuMs: Number(cpu[1]) / 1000, rssMB: (Number(rss[1]) * 1024) / 1e6 };
 }
 
-const realDir = resolve(import.meta.dirname, '..', '..', 'shared', 'traces', 'pytorch');
-if (existsSync(realDir)) {
-  for (const f of readdirSync(realDir).sort()) sideBySide(join(realDir, f), `real ${f}`);
-} else {
-  console.log(`(shared real snapshots not found at ${realDir}; skipped)`);
+/** `memsim replay` and `memsim validate` of a snapshot, interleaved, best of `repeat` (peak RSS: the largest). */
+function endToEnd(file, repeat) {
+  const mb = statSync(file).size / 1e6;
+  const commands = { replay: ['replay', file, '--no-color'], validate: ['validate', file] };
+  const best = {};
+  for (let i = 0; i < repeat; i++) {
+    for (const [k, args] of Object.entries(commands)) {
+      const x = measureCommand(args);
+      const b = (best[k] ??= { ms: Infinity, cpuMs: Infinity, rssMB: 0 });
+      b.ms = Math.min(b.ms, x.ms);
+      b.cpuMs = Math.min(b.cpuMs, x.cpuMs);
+      b.rssMB = Math.max(b.rssMB, x.rssMB);
+    }
+  }
+  const rate = (ms) => (mb / (ms / 1000)).toFixed(1);
+  const show = (k) => `${best[k].ms.toFixed(0)} ms (user CPU ${best[k].cpuMs.toFixed(0)} ms, ${rate(best[k].cpuMs)} MB/s; peak RSS ${best[k].rssMB.toFixed(0)} MB)`;
+  say(`memsim end to end on the synthetic snapshot (best of ${repeat}): replay ${show('replay')}, validate ${show('validate')}`);
+  return { kind: 'snapshot-e2e', mb, replay: best.replay, validate: best.validate };
 }
 
-const dir = keep ? undefined : mkdtempSync(join(tmpdir(), 'memsim-bench-'));
-const file = keep ?? join(dir, 'synthetic.pickle');
-{
-  // In a block: the generated structure is garbage before anything is timed.
-  const [snap, genMs] = time(() => syntheticSnapshot(targetMb * 1e6));
-  const [bytes, pickMs] = time(() => pickle(snap));
-  writeFileSync(file, bytes);
-  console.log(`synthetic snapshot: ${(bytes.length / 1e6).toFixed(1)} MB, ${snap.device_traces[0].length} trace entries (generated in ${genMs.toFixed(0)} ms, pickled in ${pickMs.toFixed(0)} ms)`);
+/**
+ * The snapshot section of `npm run bench`: the real snapshots and a synthetic one of `mb` MB read
+ * by both routes, then the end-to-end commands; returns rows for --json.
+ */
+export function benchSnapshot({ repeat = 3, mb = 100, keep } = {}) {
+  const rows = [];
+  say(`\nPyTorch snapshots (readTrace beside the plain route, each read in a fresh process, best of ${repeat}; a ratio over 1: readTrace is faster)`);
+  const realDir = resolve(import.meta.dirname, '..', '..', 'shared', 'traces', 'pytorch');
+  if (existsSync(realDir)) {
+    for (const f of readdirSync(realDir).sort()) rows.push(sideBySide(join(realDir, f), `real ${f}`, repeat));
+  } else {
+    say(`(shared real snapshots not found at ${realDir}; skipped)`);
+  }
+  const dir = keep ? undefined : mkdtempSync(join(tmpdir(), 'memsim-bench-'));
+  const file = keep ?? join(dir, 'synthetic.pickle');
+  try {
+    if (keep && existsSync(keep)) {
+      say(`synthetic snapshot: ${keep} as kept (${(statSync(keep).size / 1e6).toFixed(1)} MB)`);
+    } else {
+      // In a block: the generated structure is garbage before anything is timed.
+      const [snap, genMs] = time(() => syntheticSnapshot(mb * 1e6));
+      const [bytes, pickMs] = time(() => pickle(snap));
+      writeFileSync(file, bytes);
+      say(`synthetic snapshot: ${(bytes.length / 1e6).toFixed(1)} MB, ${snap.device_traces[0].length} trace entries (generated in ${genMs.toFixed(0)} ms, pickled in ${pickMs.toFixed(0)} ms)`);
+    }
+    rows.push(sideBySide(file, 'synthetic', repeat));
+    rows.push(endToEnd(file, repeat));
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
 }
-try {
-  sideBySide(file, 'synthetic');
-} finally {
-  if (dir) rmSync(dir, { recursive: true, force: true });
+
+if (process.argv[1] === import.meta.filename) {
+  const args = process.argv.slice(2);
+  const arg = (name, def) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : def;
+  };
+  if (args[0] === '--one') {
+    readOnce(args[1], args[2]);
+    process.exit(0);
+  }
+  benchSnapshot({ repeat: Math.max(1, Number(arg('--repeat', '3'))), mb: Number(arg('--mb', '100')), keep: arg('--keep', undefined) });
 }

@@ -10,7 +10,7 @@ import { importSnapshot } from '../../src/trace/pytorch/import.js';
 import { unpickle } from '../../src/trace/pytorch/pickle.js';
 import { pickle, type PickleWritable } from '../../src/trace/pytorch/pickle-writer.js';
 import { parseSnapshot } from '../../src/trace/pytorch/snapshot.js';
-import { unpickleSnapshot } from '../../src/trace/pytorch/snapshot-unpickler.js';
+import { DIRECT_MIN_BYTES, unpickleSnapshot } from '../../src/trace/pytorch/snapshot-unpickler.js';
 import { SHARED_TRACES, tempDir } from '../helpers.js';
 import { entry, frame, MiB, segment, settings } from './snapshot-helpers.js';
 
@@ -21,6 +21,19 @@ function readPlain(file: string, options: ReadOptions = {}): Trace {
     ...opened.reader,
     read(_src, builder, o) {
       return importSnapshot(parseSnapshot(unpickle(readFileSync(file), file), file), file, builder, o.device);
+    },
+  };
+  return readOpenedTrace({ ...opened, reader }, options);
+}
+
+/** The same file read the direct way whatever its size (readTrace reads small files the plain way). */
+function readDirect(file: string, options: ReadOptions = {}): Trace {
+  const opened = openTrace(file, options);
+  const reader: TraceReader = {
+    ...opened.reader,
+    read(_src, builder, o) {
+      const { root, traces } = unpickleSnapshot(readFileSync(file), file, 0);
+      return importSnapshot(parseSnapshot(root, file, traces), file, builder, o.device);
     },
   };
   return readOpenedTrace({ ...opened, reader }, options);
@@ -155,8 +168,8 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
           const file = join(dir, 'snap.pickle');
           const buf = pickle(snapshotOf(steps, brk, at, twice, other), { protocol: protocol as 2 | 3 | 4 | 5 });
           writeFileSync(file, buf);
-          if (unpickleSnapshot(buf, file).traces !== undefined) direct++;
-          const got = outcome(() => readTrace(file));
+          if (unpickleSnapshot(buf, file, 0).traces !== undefined) direct++;
+          const got = outcome(() => readDirect(file));
           const want = outcome(() => readPlain(file));
           if (typeof want !== 'string') fine++;
           expect(got).toEqual(want);
@@ -172,12 +185,12 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
   it('reads a CPython-shaped pickle directly, and falls back where an entry is in the list twice', () => {
     const e = entry('alloc', A, 512, { frames: [FRAMES[0]!] });
     const snap = (trace: PickleWritable[]) => pickle({ segments: [], device_traces: [trace] });
-    const once = unpickleSnapshot(snap([e, entry('free_completed', A, 512, { frames: [] })]), 'x');
+    const once = unpickleSnapshot(snap([e, entry('free_completed', A, 512, { frames: [] })]), 'x', 0);
     expect(once.traces?.map((t) => t.length)).toEqual([2]);
     expect([...once.traces![0]!.action]).toEqual([0, 2]);
     expect([...once.traces![0]!.addr]).toEqual([A, A]);
     // The same dict twice: read again the plain way, where it is two entries.
-    const twice = unpickleSnapshot(snap([e, e]), 'x');
+    const twice = unpickleSnapshot(snap([e, e]), 'x', 0);
     expect(twice.traces).toBeUndefined();
     expect((twice.root as { device_traces: unknown[][] }).device_traces[0]).toHaveLength(2);
   });
@@ -187,13 +200,25 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
     const file = join(dir, 'bad.pickle');
     const trace = [entry('alloc', A, 512), entry('alloc', A + 512, 512), entry('free_completed', A, 512), entry('alloc', A, 512), entry('alloc', A + 1024, -7)];
     writeFileSync(file, pickle({ segments: [segment({ address: A, blocks: [{ size: 2 * MiB, state: 'inactive' }] })], device_traces: [trace] }));
-    expect(() => readTrace(file)).toThrow('device_traces[0][4].size: must not be negative, got -7');
+    expect(() => readDirect(file)).toThrow('device_traces[0][4].size: must not be negative, got -7');
+    expect(outcome(() => readDirect(file))).toBe(outcome(() => readPlain(file)));
     expect(outcome(() => readTrace(file))).toBe(outcome(() => readPlain(file)));
+  });
+
+  it('reads a pickle smaller than DIRECT_MIN_BYTES the plain way, and one of that size or more directly', () => {
+    const buf = pickle({ segments: [], device_traces: [[entry('alloc', A, 512, { frames: [FRAMES[0]!] })]] });
+    expect(buf.length).toBeLessThan(DIRECT_MIN_BYTES);
+    const small = unpickleSnapshot(buf, 'x');
+    expect(small.traces).toBeUndefined();
+    expect((small.root as { device_traces: unknown[][] }).device_traces[0]).toHaveLength(1);
+    expect(unpickleSnapshot(buf, 'x', buf.length + 1).traces).toBeUndefined();
+    expect(unpickleSnapshot(buf, 'x', buf.length).traces?.map((t) => t.length)).toEqual([1]);
   });
 
   const real = join(SHARED_TRACES, 'pytorch', 'bcrafton_memory_snapshot.pickle');
   it.skipIf(!existsSync(real))('reads the real bcrafton snapshot directly, to the same trace as the plain unpickler', () => {
-    expect(unpickleSnapshot(readFileSync(real), real).traces?.map((t) => t.length)).toEqual([6486]);
+    expect(unpickleSnapshot(readFileSync(real), real, 0).traces?.map((t) => t.length)).toEqual([6486]);
+    expect(readDirect(real)).toEqual(readPlain(real));
     expect(readTrace(real)).toEqual(readPlain(real));
   });
 });

@@ -28,15 +28,16 @@ export class IdWriter {
     return p;
   }
 
+  /** `v` (a non-negative integer below 2^31) in decimal at `p`; returns the end. */
   private decimal(v: number, p: number): number {
-    const start = p;
+    let digits = 1;
+    for (let x = v; x >= 10; x = (x / 10) | 0) digits++;
     let x = v;
-    do {
-      this.buf[p++] = 0x30 + (x % 10);
-      x = Math.floor(x / 10);
-    } while (x > 0);
-    this.buf.subarray(start, p).reverse();
-    return p;
+    for (let k = p + digits - 1; k >= p; k--) {
+      this.buf[k] = 0x30 + (x % 10);
+      x = (x / 10) | 0;
+    }
+    return p + digits;
   }
 }
 

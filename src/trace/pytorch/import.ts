@@ -103,10 +103,8 @@ export class Converter {
   /** The `n` of each allocation's id (its address is in `records`). */
   private readonly occ: number[] = [];
   private readonly idBytes = new IdWriter();
-  /** Tag text -> the builder's tag index. */
-  private readonly tagIndex = new Map<string, number>();
-  /** Stack -> 1 + the builder's tag index of its innermost frame (0: not yet known). */
-  private tagOfStack = new Int32Array(1024);
+  /** Frame number (of `stacks`) -> 1 + the builder's tag index of its text (0: not yet known). */
+  private tagOfFrame = new Int32Array(1024);
   private readonly layout = new SegmentLayout(false);
   /** The user stack of every allocation. */
   readonly stacks = new StackTable();
@@ -142,20 +140,16 @@ export class Converter {
   /** The tag of a stack: its innermost frame (the rule of `FrameTags`). */
   private tagOf(stack: number): number {
     if (stack === 0) return 0;
-    if (stack >= this.tagOfStack.length) {
-      const t = new Int32Array(Math.max(stack + 1, this.tagOfStack.length * 2));
-      t.set(this.tagOfStack);
-      this.tagOfStack = t;
+    const f = this.stacks.innermostFrame(stack);
+    if (f >= this.tagOfFrame.length) {
+      const t = new Int32Array(Math.max(f + 1, this.tagOfFrame.length * 2));
+      t.set(this.tagOfFrame);
+      this.tagOfFrame = t;
     }
-    const known = this.tagOfStack[stack] as number;
+    const known = this.tagOfFrame[f] as number;
     if (known > 0) return known - 1;
-    const tag = this.stacks.innermost(stack) as string;
-    let i = this.tagIndex.get(tag);
-    if (i === undefined) {
-      i = this.b.internTagString(tag);
-      this.tagIndex.set(tag, i);
-    }
-    this.tagOfStack[stack] = i + 1;
+    const i = this.b.internTagString(this.stacks.frameText(f));
+    this.tagOfFrame[f] = i + 1;
     return i;
   }
 

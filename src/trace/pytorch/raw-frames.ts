@@ -126,6 +126,11 @@ export class RawFrameLists {
     return p + 1;
   }
 
+  /** Drops `list` as the list being filled (its elements written so far are left out). */
+  abandon(list: FramesList): void {
+    if (this.open === list) this.open = null;
+  }
+
   /** A memo entry was stored again: its frame number no longer holds. */
   forget(i: number): void {
     if (i < this.byMemo.length) this.byMemo[i] = 0;

@@ -71,7 +71,8 @@ function initialSegments(finals: SnapshotSegment[], t: DeviceTrace, problems: st
 function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): InitialAllocation[] {
   // Address -> 1 while an allocation of the window lives there; addresses the window touched.
   const live = new AddressMap();
-  const touched = new AddressMap();
+  // About one address per allocation: room for them at once.
+  const touched = new AddressMap(Math.ceil(t.length / 2));
   const out: InitialAllocation[] = [];
   for (let k = 0; k < t.length; k++) {
     const a = t.action[k];

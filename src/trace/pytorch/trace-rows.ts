@@ -27,6 +27,31 @@ export class DeviceTraces extends Decoded {
   }
 }
 
+/** Entry keys by code (see {@link keyCode}): those the rows keep, and any other (KEY_OTHER). */
+export const KEY_OTHER = 1;
+export const KEY_ACTION = 2;
+export const KEY_ADDR = 3;
+export const KEY_SIZE = 4;
+export const KEY_STREAM = 5;
+export const KEY_TIME = 6;
+export const KEY_FRAMES = 7;
+export const KEY_DEVICE_FREE = 8;
+
+const KEYS = new Map<string, number>([
+  ['action', KEY_ACTION],
+  ['addr', KEY_ADDR],
+  ['size', KEY_SIZE],
+  ['stream', KEY_STREAM],
+  ['time_us', KEY_TIME],
+  ['frames', KEY_FRAMES],
+  ['device_free', KEY_DEVICE_FREE],
+]);
+
+/** The code of an entry key. */
+export function keyCode(key: string): number {
+  return KEYS.get(key) ?? KEY_OTHER;
+}
+
 /** `action` missing or not a string. */
 const NO_ACTION = 255;
 /** Which of `addr`, `size`, `stream` an entry has, and which of them are not numbers. */
@@ -116,6 +141,23 @@ export class TraceRows extends Decoded {
       default:
         if (v instanceof Decoded) throw new ReadAgain(`a decoded container as an entry's ${key}`);
     }
+  }
+
+  /** {@link set} of a number for KEY_ADDR, KEY_SIZE, KEY_STREAM or KEY_TIME. */
+  setNumber(k: number, code: number, v: number): void {
+    if (code === KEY_TIME) {
+      this.time[k] = v;
+      return;
+    }
+    const has = code === KEY_ADDR ? HAS_ADDR : code === KEY_SIZE ? HAS_SIZE : HAS_STREAM;
+    (code === KEY_ADDR ? this.addr : code === KEY_SIZE ? this.size : this.stream)[k] = v;
+    this.flags[k] = ((this.flags[k] as number) | has) & ~(has << 3);
+  }
+
+  /** {@link set} of `action` to a string whose action code is `a`. */
+  setAction(k: number, a: number, v: string): void {
+    this.action[k] = a;
+    if (a === A_OTHER) this.otherName.set(k, v);
   }
 
   private number(k: number, v: PickleValue, col: Float64Array, has: number, bad: number): void {
