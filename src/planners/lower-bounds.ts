@@ -3,14 +3,25 @@ import type { UsageRecords } from './types.js';
 
 /**
  * The offsets lower bound: the largest sum of sizes of records live at one time. No placement in one
- * arena can need less. O(n log n).
+ * arena can need less. One sweep over the compressed time axis: O(n + T).
  */
 export function offsetsLowerBound(r: UsageRecords): number {
   if (r.count === 0) return 0;
   const axis = timeAxis(r);
-  const tree = new MaxAddTree(axis.times.length);
-  for (let i = 0; i < r.count; i++) tree.rangeAdd(axis.fi[i] as number, axis.li[i] as number, r.size[i] as number);
-  return tree.max;
+  const T = axis.times.length;
+  const delta = new Float64Array(T + 1);
+  for (let i = 0; i < r.count; i++) {
+    const s = r.size[i] as number;
+    delta[axis.fi[i] as number] = (delta[axis.fi[i] as number] as number) + s;
+    delta[(axis.li[i] as number) + 1] = (delta[(axis.li[i] as number) + 1] as number) - s;
+  }
+  let live = 0;
+  let peak = 0;
+  for (let t = 0; t < T; t++) {
+    live += delta[t] as number;
+    if (live > peak) peak = live;
+  }
+  return peak;
 }
 
 /**

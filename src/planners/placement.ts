@@ -55,6 +55,8 @@ export class Placement {
   private tmpEnd: Float64Array;
   /** Positions gathered by {@link conflicting}. */
   private out: Int32Array;
+  /** The records of one block that a merge takes. */
+  private readonly pick: Int32Array;
   /** The runs of the last {@link occupied} call: [runStart[j], runEnd[j]) ascending, disjoint, not touching. */
   runStart: Float64Array;
   runEnd: Float64Array;
@@ -80,6 +82,7 @@ export class Placement {
     this.runStart = new Float64Array(cap);
     this.runEnd = new Float64Array(cap);
     this.out = new Int32Array(cap);
+    this.pick = new Int32Array(1 << layout.blockBits);
   }
 
   /**
@@ -108,52 +111,57 @@ export class Placement {
       this.runStart = new Float64Array(this.accStart.length);
       this.runEnd = new Float64Array(this.accStart.length);
     }
-    this.runStart.set(this.accStart.subarray(0, m));
-    this.runEnd.set(this.accEnd.subarray(0, m));
+    const rs = this.runStart;
+    const re = this.runEnd;
+    const as = this.accStart;
+    const ae = this.accEnd;
+    for (let j = 0; j < m; j++) {
+      rs[j] = as[j] as number;
+      re[j] = ae[j] as number;
+    }
     return m;
   }
 
   /** Merges the placed records of block `blk` that meet [a, b] (and occupy bytes) into the m runs so far. */
   private mergeBlock(blk: number, a: number, b: number, m: number): number {
     const o = blk << this.layout.blockBits;
-    const qe = o + (this.sortedCount[blk] as number);
-    if (this.tmpStart.length < m + (qe - o)) this.grow(m + (qe - o));
+    const count = this.sortedCount[blk] as number;
+    if (this.tmpStart.length < m + count) this.grow(m + count);
     const sorted = this.sorted;
     const first = this.layout.first;
     const last = this.layout.last;
     const S = this.rangeStart;
     const E = this.rangeEnd;
+    // The block's records that count, still by offset, kept without a branch per record.
+    const pick = this.pick;
+    let c = 0;
+    for (let q = o, qe = o + count; q < qe; q++) {
+      const x = sorted[q] as number;
+      pick[c] = x;
+      c += (((last[x] as number) >= a) as unknown as number) & (((first[x] as number) <= b) as unknown as number) & (((E[x] as number) > (S[x] as number)) as unknown as number);
+    }
+    if (c === 0) return m;
     const rs = this.accStart;
     const re = this.accEnd;
     const ts = this.tmpStart;
     const te = this.tmpEnd;
     let i = 0;
-    let q = o;
+    let j = 0;
     let w = 0;
-    let cs = 0;
+    let cs = -1;
     let ce = -1;
-    for (;;) {
-      let y = -1;
-      while (q < qe) {
-        const x = sorted[q] as number;
-        if ((last[x] as number) >= a && (first[x] as number) <= b && (E[x] as number) > (S[x] as number)) {
-          y = x;
-          break;
-        }
-        q++;
-      }
+    while (i < m || j < c) {
       let s: number;
       let e: number;
-      if (y >= 0 && (i >= m || (S[y] as number) < (rs[i] as number))) {
+      const y = pick[j] as number;
+      if (j < c && (i >= m || (S[y] as number) < (rs[i] as number))) {
         s = S[y] as number;
         e = E[y] as number;
-        q++;
-      } else if (i < m) {
+        j++;
+      } else {
         s = rs[i] as number;
         e = re[i] as number;
         i++;
-      } else {
-        break;
       }
       if (s <= ce) {
         if (e > ce) ce = e;
@@ -167,11 +175,9 @@ export class Placement {
         ce = e;
       }
     }
-    if (ce >= 0) {
-      ts[w] = cs;
-      te[w] = ce;
-      w++;
-    }
+    ts[w] = cs;
+    te[w] = ce;
+    w++;
     this.tmpStart = rs;
     this.tmpEnd = re;
     this.accStart = ts;

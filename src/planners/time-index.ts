@@ -20,17 +20,32 @@ const axisCache = new WeakMap<UsageRecords, TimeAxis>();
 export function timeAxis(r: UsageRecords): TimeAxis {
   const cached = axisCache.get(r);
   if (cached) return cached;
-  const sorted = Float64Array.from(r.first).sort();
+  const n = r.count;
+  let ascending = true;
+  for (let i = 1; i < n && ascending; i++) ascending = (r.first[i - 1] as number) <= (r.first[i] as number);
+  // Traces list records by first time already: no sort, and each first is found walking along.
+  const sorted = ascending ? Float64Array.from(r.first) : Float64Array.from(r.first).sort();
   let m = 0;
   for (let i = 0; i < sorted.length; i++) {
     if (m === 0 || sorted[i] !== sorted[m - 1]) sorted[m++] = sorted[i] as number;
   }
   const times = sorted.slice(0, m);
-  const fi = new Int32Array(r.count);
-  const li = new Int32Array(r.count);
-  for (let i = 0; i < r.count; i++) {
-    fi[i] = upperBound(times, r.first[i] as number) - 1;
-    li[i] = upperBound(times, r.last[i] as number) - 1;
+  const fi = new Int32Array(n);
+  const li = new Int32Array(n);
+  if (ascending) {
+    for (let i = 0, k = -1; i < n; i++) {
+      if (k < 0 || (times[k] as number) !== (r.first[i] as number)) k++;
+      fi[i] = k;
+    }
+  } else {
+    for (let i = 0; i < n; i++) fi[i] = upperBound(times, r.first[i] as number) - 1;
+  }
+  // Times that are consecutive integers (a trace's allocation counter) need no search for a last time.
+  const t0 = m > 0 ? (times[0] as number) : 0;
+  const consecutive = m > 0 && Number.isInteger(t0) && (times[m - 1] as number) === t0 + m - 1;
+  for (let i = 0; i < n; i++) {
+    const x = r.last[i] as number;
+    li[i] = consecutive ? Math.min(m - 1, Math.floor(x - t0)) : upperBound(times, x) - 1;
   }
   const axis = { times, fi, li };
   axisCache.set(r, axis);
@@ -49,22 +64,42 @@ export function upperBound(a: Float64Array, x: number): number {
   return lo;
 }
 
-/** Record indices sorted by a key, ascending, ties by index (a stable sort). */
+/**
+ * Record indices sorted by a key, ascending, ties by index (a stable sort). Integer keys of a range
+ * that fits are packed with the index into one number and sorted natively, without a comparator.
+ */
 export function orderBy(count: number, key: (i: number) => number): Uint32Array {
   const keys = new Float64Array(count);
-  for (let i = 0; i < count; i++) keys[i] = key(i);
+  let lo = Infinity;
+  let hi = -Infinity;
+  let integers = true;
+  for (let i = 0; i < count; i++) {
+    const k = key(i);
+    keys[i] = k;
+    if (k < lo) lo = k;
+    if (k > hi) hi = k;
+    if (integers && !Number.isInteger(k)) integers = false;
+  }
   const idx = new Uint32Array(count);
+  if (count > 0 && integers && (hi - lo + 1) * count < Number.MAX_SAFE_INTEGER) {
+    for (let i = 0; i < count; i++) keys[i] = ((keys[i] as number) - lo) * count + i;
+    keys.sort();
+    for (let j = 0; j < count; j++) idx[j] = (keys[j] as number) % count;
+    return idx;
+  }
   for (let i = 0; i < count; i++) idx[i] = i;
   return idx.sort((a, b) => (keys[a] as number) - (keys[b] as number) || a - b);
 }
 
 /**
  * A segment tree over time indices with "add v to [a, b]" and "largest value anywhere", both
- * O(log T): the sweep behind both lower bounds.
+ * O(log T), walked bottom-up without recursion: the sweep behind the objects lower bound.
  */
 export class MaxAddTree {
   private readonly n: number;
+  /** Per node: the largest value in its range, counting its own and its descendants' adds. */
   private readonly mx: Float64Array;
+  /** Per inner node: what was added to its whole range. */
   private readonly add: Float64Array;
 
   constructor(size: number) {
@@ -72,25 +107,34 @@ export class MaxAddTree {
     while (n < Math.max(1, size)) n <<= 1;
     this.n = n;
     this.mx = new Float64Array(2 * n);
-    this.add = new Float64Array(2 * n);
+    this.add = new Float64Array(n);
   }
 
   /** Adds `v` to every time index in [a, b]. */
   rangeAdd(a: number, b: number, v: number): void {
-    this.update(1, 0, this.n - 1, a, b, v);
-  }
-
-  private update(node: number, lo: number, hi: number, a: number, b: number, v: number): void {
-    if (b < lo || hi < a) return;
-    if (a <= lo && hi <= b) {
-      this.mx[node] = (this.mx[node] as number) + v;
-      this.add[node] = (this.add[node] as number) + v;
-      return;
+    const mx = this.mx;
+    const add = this.add;
+    const n = this.n;
+    let l = a + n;
+    let r = b + n + 1;
+    const l0 = l;
+    const r0 = r - 1;
+    while (l < r) {
+      if (l & 1) {
+        mx[l] = (mx[l] as number) + v;
+        if (l < n) add[l] = (add[l] as number) + v;
+        l++;
+      }
+      if (r & 1) {
+        r--;
+        mx[r] = (mx[r] as number) + v;
+        if (r < n) add[r] = (add[r] as number) + v;
+      }
+      l >>= 1;
+      r >>= 1;
     }
-    const mid = (lo + hi) >>> 1;
-    this.update(2 * node, lo, mid, a, b, v);
-    this.update(2 * node + 1, mid + 1, hi, a, b, v);
-    this.mx[node] = Math.max(this.mx[2 * node] as number, this.mx[2 * node + 1] as number) + (this.add[node] as number);
+    for (let x = l0 >> 1; x >= 1; x >>= 1) mx[x] = Math.max(mx[2 * x] as number, mx[2 * x + 1] as number) + (add[x] as number);
+    for (let x = r0 >> 1; x >= 1; x >>= 1) mx[x] = Math.max(mx[2 * x] as number, mx[2 * x + 1] as number) + (add[x] as number);
   }
 
   /** The largest value at any time index. */

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { makeRecords, type UsageRecords } from '../../src/planners/index.js';
 import { Placement } from '../../src/planners/placement.js';
 import { TimeClasses, type TimeClassesOptions } from '../../src/planners/time-classes.js';
-import { intervalIndex, timeAxis } from '../../src/planners/time-index.js';
+import { intervalIndex, orderBy, timeAxis } from '../../src/planners/time-index.js';
 
 const up = (n: number, a: number): number => Math.ceil(n / a) * a;
 
@@ -56,6 +56,45 @@ function union(ranges: [number, number][]): [number, number][] {
 
 const overlaps = (r: UsageRecords, i: number, j: number): boolean =>
   (r.first[i] as number) <= (r.last[j] as number) && (r.first[j] as number) <= (r.last[i] as number);
+
+describe('time axis and orders', () => {
+  it('the axis is the distinct first times, each record at the last time not after its first and its last', () => {
+    // In trace order (firsts ascending, consecutive integers), ascending with holes, and shuffled.
+    const arb = fc.oneof(
+      recordsArb,
+      mixedArb,
+      fc.array(fc.record({ first: fc.integer({ min: 0, max: 30 }), len: fc.integer({ min: 0, max: 40 }) }), { maxLength: 40 }).map((xs) =>
+        makeRecords(xs.map((x) => x.first * 3).sort((a, b) => a - b).map((first, i) => ({ size: 1, first, last: first + (xs[i] as { len: number }).len }))),
+      ),
+      fc.integer({ min: 0, max: 60 }).chain((n) =>
+        fc.array(fc.integer({ min: 0, max: 80 }), { minLength: n, maxLength: n }).map((lens) => makeRecords(lens.map((len, i) => ({ size: 1, first: i, last: i + len })))),
+      ),
+    );
+    fc.assert(
+      fc.property(arb, (r) => {
+        const axis = timeAxis(r);
+        const want = [...new Set(Array.from(r.first))].sort((x, y) => x - y);
+        expect(Array.from(axis.times)).toEqual(want);
+        for (let i = 0; i < r.count; i++) {
+          expect(axis.fi[i]).toBe(want.filter((t) => t <= (r.first[i] as number)).length - 1);
+          expect(axis.li[i]).toBe(want.filter((t) => t <= (r.last[i] as number)).length - 1);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('orderBy is a stable ascending sort by the key, for integer keys and any others', () => {
+    const keyArb = fc.oneof(fc.integer({ min: -5, max: 5 }), fc.integer({ min: -2e9, max: 2e9 }), fc.double({ min: -10, max: 10, noNaN: true }), fc.constantFrom(2 ** 52, -(2 ** 52)));
+    fc.assert(
+      fc.property(fc.array(keyArb, { maxLength: 60 }), (keys) => {
+        const want = keys.map((_, i) => i).sort((a, b) => (keys[a] as number) - (keys[b] as number) || a - b);
+        expect(Array.from(orderBy(keys.length, (i) => keys[i] as number))).toEqual(want);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
 
 describe('interval index', () => {
   it('lists every record live at each time index once, and those starting in any range', () => {
