@@ -14,6 +14,8 @@
  * ```
  */
 
+import type { SkippedCounts, TraceSummary } from '../model.js';
+
 /** The first 8 bytes of every binary trace: a non-text byte, the name, and line endings a text transfer would mangle. */
 export const MAGIC = Buffer.from([0x89, 0x4d, 0x53, 0x54, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** The version this code writes and reads. */
@@ -84,17 +86,8 @@ export interface BinaryHeader {
   meta: Record<string, unknown>;
   events: number;
   allocations: number;
-  summary: {
-    events: number;
-    allocs: number;
-    frees: number;
-    steps: number;
-    peakLiveBytes: number;
-    peakLiveEvent: number;
-    finalLiveBytes: number;
-    finalLiveAllocs: number;
-  };
-  skipped: { unknownFree: number; doubleAlloc: number };
+  summary: TraceSummary;
+  skipped: SkippedCounts;
   initialEvents: number;
   entryList?: string;
   /** `numbers`: sections idnum (and idpfx); `bytes`: sections idbytes and idoffs. */
