@@ -297,6 +297,29 @@ export class OrderedSet {
     return r;
   }
 
+  /**
+   * Changes the element at `cursor` to (a, b) in place, where that keeps the leaf sorted and within
+   * its bounds in the tree: the new pair lies strictly between the element's neighbours in its leaf
+   * (at the leaf's first slot it may not decrease, at its last it may not increase). Returns false,
+   * changing nothing, otherwise (the caller removes and inserts instead). The pair must not be present.
+   */
+  replace(cursor: number, a: number, b: number): boolean {
+    const la = this.la;
+    const lb = this.lb;
+    const i = cursor & (B - 1);
+    const n = this.lcount[cursor >> SHIFT] as number;
+    const lowA = i > 0 ? (la[cursor - 1] as number) : (la[cursor] as number);
+    const lowB = i > 0 ? (lb[cursor - 1] as number) : (lb[cursor] as number);
+    // Above the lower bound (strictly above a neighbour, at least the old pair at the first slot).
+    if (a < lowA || (a === lowA && (i > 0 ? b <= lowB : b < lowB))) return false;
+    const highA = i < n - 1 ? (la[cursor + 1] as number) : (la[cursor] as number);
+    const highB = i < n - 1 ? (lb[cursor + 1] as number) : (lb[cursor] as number);
+    if (a > highA || (a === highA && (i < n - 1 ? b >= highB : b > highB))) return false;
+    la[cursor] = a;
+    lb[cursor] = b;
+    return true;
+  }
+
   /** Removes (a, b); returns false when it was not present. */
   remove(a: number, b: number): boolean {
     const l = this.descend(a, b);

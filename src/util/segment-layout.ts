@@ -132,23 +132,42 @@ export class SegmentLayout {
     if (this.bySize) this.gapSizes.remove(end - start, start);
   }
 
-  /** Marks [start, end) free, merging with free neighbours in the same segment. */
-  private freeRange(start: number, end: number): void {
-    const seg = this.segNodeAt(start);
+  /** Changes the free range at cursor `g` from [s, e) to [ns, ne) (in place where the set allows). */
+  private moveGap(g: number, s: number, e: number, ns: number, ne: number): void {
+    if (!this.gaps.replace(g, ns, ne)) {
+      this.gaps.remove(s, e);
+      this.gaps.insert(ns, ne);
+    }
+    if (this.bySize) {
+      this.gapSizes.remove(e - s, s);
+      this.gapSizes.insert(ne - ns, ns);
+    }
+  }
+
+  /**
+   * Marks [start, end) free, merging with free neighbours in the same segment; `seg` is the node of
+   * the segment containing `start` when the caller has it.
+   */
+  private freeRange(start: number, end: number, seg = this.segNodeAt(start)): void {
     if (seg < 0 || this.segs.b(seg) < end) return;
-    let s = start;
-    let e = end;
-    const left = this.gaps.predecessor(start, -Infinity);
-    if (left >= 0 && this.gaps.b(left) === start && this.gaps.a(left) >= this.segs.a(seg)) {
-      s = this.gaps.a(left);
-      this.removeGap(s, start);
+    const gaps = this.gaps;
+    const left = gaps.predecessor(start, -Infinity);
+    const joinLeft = left >= 0 && gaps.b(left) === start && gaps.a(left) >= this.segs.a(seg);
+    // The first free range at or after `end`: the one after `left`, unless a range starts inside [start, end).
+    let right = left >= 0 ? gaps.next(left) : gaps.first();
+    if (right >= 0 && gaps.a(right) < end) right = gaps.lowerBound(end, -Infinity);
+    const joinRight = right >= 0 && gaps.a(right) === end && end < this.segs.b(seg);
+    if (joinLeft) {
+      const s = gaps.a(left);
+      const e = joinRight ? gaps.b(right) : end;
+      this.moveGap(left, s, start, s, e);
+      if (joinRight) this.removeGap(end, e);
+    } else if (joinRight) {
+      const e = gaps.b(right);
+      this.moveGap(right, end, e, start, e);
+    } else {
+      this.addGap(start, end);
     }
-    const right = this.gaps.lowerBound(end, -Infinity);
-    if (right >= 0 && this.gaps.a(right) === end && end < this.segs.b(seg)) {
-      e = this.gaps.b(right);
-      this.removeGap(end, e);
-    }
-    this.addGap(s, e);
   }
 
   /** Removes [start, end) from the free ranges; false when it is not wholly inside one. */
@@ -158,9 +177,14 @@ export class SegmentLayout {
     const gs = this.gaps.a(g);
     const ge = this.gaps.b(g);
     if (ge < end) return false;
-    this.removeGap(gs, ge);
-    this.addGap(gs, start);
-    this.addGap(end, ge);
+    if (gs < start) {
+      this.moveGap(g, gs, ge, gs, start);
+      this.addGap(end, ge);
+    } else if (end < ge) {
+      this.moveGap(g, gs, ge, end, ge);
+    } else {
+      this.removeGap(gs, ge);
+    }
     return true;
   }
 
@@ -285,7 +309,8 @@ export class SegmentLayout {
     const end = start + size;
     const before = this.used.predecessor(start, Infinity);
     if (before >= 0 && this.used.b(before) > start) return TAKE_OVERLAP;
-    const after = this.used.lowerBound(start, Infinity);
+    // The first block starting after `start`: the one after `before`.
+    const after = before >= 0 ? this.used.next(before) : this.used.first();
     if (after >= 0 && this.used.a(after) < end) return TAKE_OVERLAP;
     this.used.insert(start, end, id);
     this.usedBytes += size;
@@ -302,10 +327,11 @@ export class SegmentLayout {
     this.used.remove(start, end);
     this.usedBytes -= end - start;
     // Free again the parts that lie in segments (all of it, unless the history was inconsistent).
-    for (let sg = this.segNodeAt(start) >= 0 ? this.segNodeAt(start) : this.segs.lowerBound(start, -Infinity); sg >= 0 && this.segs.a(sg) < end; sg = this.segs.next(sg)) {
+    const at = this.segNodeAt(start);
+    for (let sg = at >= 0 ? at : this.segs.lowerBound(start, -Infinity); sg >= 0 && this.segs.a(sg) < end; sg = this.segs.next(sg)) {
       const a = Math.max(start, this.segs.a(sg));
       const b = Math.min(end, this.segs.b(sg));
-      if (a < b) this.freeRange(a, b);
+      if (a < b) this.freeRange(a, b, sg);
     }
     return end - start;
   }

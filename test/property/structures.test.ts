@@ -177,3 +177,62 @@ describe('TimelineSampler', () => {
     );
   });
 });
+
+describe('OrderedSet.replace', () => {
+  it('changes a pair in place only where searches still find every element, else changes nothing', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 31 }), fc.integer({ min: 100, max: 500 }), (seed, n) => {
+        let x = seed;
+        const rnd = (m: number): number => {
+          x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+          return x % m;
+        };
+        const s = new OrderedSet(4);
+        const ref = new Map<string, [number, number]>();
+        const sorted = (): [number, number][] => [...ref.values()].sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+        for (let k = 0; k < n * 2; k++) {
+          const a = rnd(n * 4);
+          const b = rnd(4);
+          if (ref.has(`${a},${b}`)) {
+            if (ref.size > 4 && rnd(3) === 0) {
+              s.remove(a, b);
+              ref.delete(`${a},${b}`);
+            }
+          } else {
+            s.insert(a, b);
+            ref.set(`${a},${b}`, [a, b]);
+          }
+        }
+        let replaced = 0;
+        for (let k = 0; k < n; k++) {
+          const all = sorted();
+          const [oa, ob] = all[rnd(all.length)] as [number, number];
+          // A nearby new pair, often between the neighbours, sometimes past them.
+          const na = oa + rnd(9) - 4;
+          const nb = rnd(4);
+          if (ref.has(`${na},${nb}`)) continue;
+          const c = s.lowerBound(oa, ob);
+          if (s.replace(c, na, nb)) {
+            replaced++;
+            ref.delete(`${oa},${ob}`);
+            ref.set(`${na},${nb}`, [na, nb]);
+          }
+          const want = sorted();
+          const walk: [number, number][] = [];
+          s.forEach((a, b) => walk.push([a, b]));
+          expect(walk).toEqual(want);
+          // Every element is found by a search from the root.
+          for (let j = 0; j < 5; j++) {
+            const [qa, qb] = want[rnd(want.length)] as [number, number];
+            expect(s.find(qa, qb)).toBeGreaterThanOrEqual(0);
+            const p = s.predecessor(qa, qb);
+            const i = want.findIndex((r) => r[0] === qa && r[1] === qb);
+            expect(p < 0 ? null : [s.a(p), s.b(p)]).toEqual(i > 0 ? want[i - 1] : null);
+          }
+        }
+        expect(replaced).toBeGreaterThan(0);
+      }),
+      { numRuns: 10 },
+    );
+  });
+});
