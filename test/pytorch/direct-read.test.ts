@@ -195,6 +195,26 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
     expect((twice.root as { device_traces: unknown[][] }).device_traces[0]).toHaveLength(2);
   });
 
+  it('reads directly an alloc that shares the frames list of an earlier free (its frames not stored until then)', () => {
+    const dir = tempDir();
+    const file = join(dir, 'shared.pickle');
+    const fr: PickleWritable[] = [FRAMES[4]!, FRAMES[0]!];
+    const trace = [
+      entry('alloc', A, 512, { frames: [FRAMES[1]!, FRAMES[0]!, FRAMES[4]!] }),
+      entry('free_requested', A, 512, { frames: fr }),
+      entry('free_completed', A, 512, { frames: fr }),
+      entry('alloc', A + 512, 512, { frames: fr }),
+    ];
+    writeFileSync(file, pickle({ segments: [segment({ address: A, blocks: [{ size: 512, state: 'inactive' }, { size: 512, requested: 512 }, { size: 2 * MiB - 1024, state: 'inactive' }] })], device_traces: [trace] }));
+    expect(unpickleSnapshot(readFileSync(file), file, 0).traces?.map((t) => t.length)).toEqual([4]);
+    const got = readDirect(file);
+    expect(got).toEqual(readPlain(file));
+    // The second alloc's stack is that of the shared list: model.py, then train.py.
+    const st = got.stacks!;
+    const s = st.ofAllocation[1]!;
+    expect([...st.frameRun.subarray(st.runStart[s]!, st.runStart[s + 1]!)].map((f) => st.frames[f])).toEqual(['/home/u/model.py:41:forward', '/home/u/train.py:12:forward']);
+  });
+
   it('names a bad entry by its path, as the plain reader does', () => {
     const dir = tempDir();
     const file = join(dir, 'bad.pickle');

@@ -164,8 +164,9 @@ export abstract class EntryReader extends Unpickler {
           }
           const m = memo[i];
           // A decoded container may be referenced only as a complete frames list.
-          if (m === undefined || (m instanceof Decoded && (!(m instanceof FramesList) || m.raw < 0))) return this.undo(list);
+          if (m === undefined || (m instanceof Decoded && (!(m instanceof FramesList) || (m.raw < 0 && m.skipFrom < 0)))) return this.undo(list);
           if (code === KEY_ACTION && typeof m === 'string') rows.setAction(k, this.actionAt(i, m), m);
+          else if (code === KEY_FRAMES && m instanceof FramesList && m.skipFrom >= 0 && rows.needsNoFrames(k)) rows.setFramesSkipped(k);
           else if (code !== KEY_OTHER || typeof m === 'object') rows.set(k, memo[ki] as string, m, raw);
           if (isMemoStore(buf[p])) p = this.memoAfter(p, m);
           if (p < 0) return this.undo(list);
@@ -177,6 +178,20 @@ export abstract class EntryReader extends Unpickler {
           list = new FramesList();
           p = this.memoAfter(p, list as unknown as PickleValue);
           if (p < 0) return this.undo(list);
+          if (rows.needsNoFrames(k)) {
+            // An entry whose stack is never asked for: its frames are checked, not stored.
+            const from = p;
+            for (;;) {
+              const q = this.skipFrames(p);
+              if (q < 0 || q >= end || buf[q] !== 0x28) break;
+              const after = raw.skipRun(buf, q + 1, memo);
+              if (after < 0) return this.undo(list);
+              p = after;
+            }
+            raw.skip(list, from, p);
+            rows.setFramesSkipped(k);
+            continue;
+          }
           // Its frames, in batches of MARK, memo references, APPENDS.
           for (;;) {
             const q = this.skipFrames(p);

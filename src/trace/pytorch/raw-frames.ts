@@ -28,6 +28,13 @@ export class FramesList extends Decoded {
   length = 0;
   /** Hash of the elements so far (see RunIndex.addHashed). */
   hash = HASH_START;
+  /**
+   * A complete list whose frames were checked but not stored (see {@link RawFrameLists.skip}): the
+   * bytes of its batches, [skipFrom, skipTo), and the memo's state then; skipFrom -1: not skipped.
+   */
+  skipFrom = -1;
+  skipTo = 0;
+  stamp = 0;
 }
 
 /**
@@ -43,10 +50,21 @@ export class RawFrameLists {
   private byMemo: Int32Array<ArrayBuffer> = new Int32Array(0);
   /** The list being filled (its elements are after the stored lists), or null. */
   private open: FramesList | null = null;
+  /** How many times a memo entry that held a known frame was stored again (see {@link skip}). */
+  private overwrites = 0;
+  /** The pickle and memo of the skipped lists, to read them when they are needed after all. */
+  private buf: Uint8Array = new Uint8Array(0);
+  private memo: PickleValue[] = [];
+
+  /** The pickle and memo the lists are read from (for {@link skip}). */
+  source(buf: Uint8Array, memo: PickleValue[]): void {
+    this.buf = buf;
+    this.memo = memo;
+  }
 
   /** Where the next elements of `list` go, or -1 when it cannot take any now. */
   private tail(list: FramesList): number {
-    if (list.raw >= 0 || (this.open !== list && (this.open !== null || list.length > 0))) return -1;
+    if (list.raw >= 0 || list.skipFrom >= 0 || (this.open !== list && (this.open !== null || list.length > 0))) return -1;
     return this.runs.end + list.length;
   }
 
@@ -126,6 +144,66 @@ export class RawFrameLists {
     return p + 1;
   }
 
+  /**
+   * MARK, then BINGET/LONG_BINGET of frame dicts already numbered, then APPENDS, at `pos` (just after
+   * the MARK), checked as {@link appendRun} reads them but stored nowhere: the position after the
+   * APPENDS, or -1 where {@link appendRun} would refuse them. For the frames of an entry whose stack
+   * is never asked for (any action but alloc).
+   */
+  skipRun(buf: Uint8Array, pos: number, memo: PickleValue[]): number {
+    const end = buf.length;
+    let known = this.byMemo;
+    let p = pos;
+    for (;;) {
+      if (p >= end) return -1;
+      const op = buf[p] as number;
+      let i: number;
+      if (op === 0x6a && p + 5 <= end) {
+        i = ((buf[p + 1] as number) | ((buf[p + 2] as number) << 8) | ((buf[p + 3] as number) << 16)) + (buf[p + 4] as number) * 16777216;
+        p += 5;
+      } else if (op === 0x68 && p + 2 <= end) {
+        i = buf[p + 1] as number;
+        p += 2;
+      } else if (op === 0x65) {
+        return p + 1;
+      } else {
+        return -1;
+      }
+      if (i < known.length && (known[i] as number) > 0) continue;
+      const v = memo[i];
+      if (typeof v !== 'object' || v === null) return -1;
+      const g = (v as Numbered)[FRAME_NUMBER];
+      if (g === undefined) return -1;
+      if (i >= known.length) known = this.growKnown(Math.max(i + 1, memo.length));
+      known[i] = g + 1;
+    }
+  }
+
+  /**
+   * Records `list` (empty, not being filled) as complete with the frames of the batches in bytes
+   * [from, to), each checked by {@link skipRun}: nothing is stored unless the list is needed after
+   * all ({@link seal}), when they are read as long as the memo entries they name still hold the same frames.
+   */
+  skip(list: FramesList, from: number, to: number): void {
+    list.skipFrom = from;
+    list.skipTo = to;
+    list.stamp = this.overwrites;
+  }
+
+  /** Reads the frames of a skipped list into it (see {@link skip}). */
+  private unskip(list: FramesList): void {
+    if (this.open !== null || list.stamp !== this.overwrites) throw new ReadAgain('a skipped frames list needed after its frames were stored again');
+    const buf = this.buf;
+    let p = list.skipFrom;
+    list.skipFrom = -1;
+    while (p < list.skipTo) {
+      while (buf[p] === 0x95) p += 9;
+      if (buf[p] !== 0x28) throw new ReadAgain('a skipped frames list read again differently');
+      p = this.appendRun(list, buf, p + 1, this.memo);
+      if (p < 0) throw new ReadAgain('a skipped frames list read again differently');
+    }
+  }
+
   /** Drops `list` as the list being filled (its elements written so far are left out). */
   abandon(list: FramesList): void {
     if (this.open === list) this.open = null;
@@ -133,7 +211,10 @@ export class RawFrameLists {
 
   /** A memo entry was stored again: its frame number no longer holds. */
   forget(i: number): void {
-    if (i < this.byMemo.length) this.byMemo[i] = 0;
+    if (i < this.byMemo.length && this.byMemo[i] !== 0) {
+      this.byMemo[i] = 0;
+      this.overwrites++;
+    }
   }
 
   private growKnown(n: number): Int32Array<ArrayBuffer> {
@@ -156,6 +237,7 @@ export class RawFrameLists {
   /** The number of a complete list (when an entry takes it): an equal stored list's, else a new one. */
   seal(list: FramesList): number {
     if (list.raw >= 0) return list.raw;
+    if (list.skipFrom >= 0) this.unskip(list);
     if (this.open !== list && this.open !== null) throw new ReadAgain('a frames list taken while another is filled');
     this.open = null;
     list.raw = this.runs.addHashed(list.length, list.hash);

@@ -54,6 +54,7 @@ class SnapshotUnpickler extends EntryReader {
   read(): SnapshotPickle {
     // Frame references take 2 to 5 bytes each: room for them at once instead of growing by copies.
     this.raw.runs.reserve(Math.floor(this.buf.length / 5));
+    this.raw.source(this.buf, this.memo);
     const result = this.load();
     const dt = this.deviceTraces;
     if (dt === undefined) return { root: result };
@@ -247,9 +248,9 @@ class SnapshotUnpickler extends EntryReader {
     for (let i = from; i < to; i++) if (stack[i] instanceof Decoded) throw new ReadAgain('a decoded container inside plain data');
   }
 
-  /** A memo reference to a decoded container: only a complete frames list may be shared (by entries). */
+  /** A memo reference to a decoded container: only a complete (or skipped) frames list may be shared (by entries). */
   private reference(v: Decoded): void {
-    if (!(v instanceof FramesList) || v.raw < 0) throw new ReadAgain('a decoded container referenced twice');
+    if (!(v instanceof FramesList) || (v.raw < 0 && v.skipFrom < 0)) throw new ReadAgain('a decoded container referenced twice');
   }
 
   /** EMPTY_DICT: the root, a trace entry (above a trace list's MARK, or on the list for APPEND), or a plain dict. */

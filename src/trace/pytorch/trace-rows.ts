@@ -1,6 +1,6 @@
 import type { PickleValue } from './pickle-value.js';
 import { Decoded, FramesList, RawFrameLists, ReadAgain } from './raw-frames.js';
-import { A_OOM, A_OTHER, A_SEGMENT_ALLOC, A_SEGMENT_UNMAP, A_SNAPSHOT, actionCode, type DeviceTrace } from './snapshot.js';
+import { A_ALLOC, A_OOM, A_OTHER, A_SEGMENT_ALLOC, A_SEGMENT_UNMAP, A_SNAPSHOT, actionCode, type DeviceTrace } from './snapshot.js';
 
 /** A trace entry being read: the rows' current one (one object per device list, not one per entry). */
 export class Entry extends Decoded {
@@ -52,6 +52,8 @@ export function keyCode(key: string): number {
   return KEYS.get(key) ?? KEY_OTHER;
 }
 
+/** A frames list of an entry that needs none (see RawFrameLists.skip). */
+const FRAMES_SKIPPED = -3;
 /** `action` missing or not a string. */
 const NO_ACTION = 255;
 /** Which of `addr`, `size`, `stream` an entry has, and which of them are not numbers. */
@@ -79,7 +81,10 @@ export class TraceRows extends Decoded {
   private size = new Float64Array(1024);
   private stream = new Float64Array(1024);
   private time = new Float64Array(1024);
-  /** Raw frames list number; -1: no frames; -2: a value that is not a list read directly (in `plainFrames`). */
+  /**
+   * Raw frames list number; -1: no frames; -2: a value that is not a list read directly (in
+   * `plainFrames`); FRAMES_SKIPPED: a list not stored.
+   */
   private frames = new Int32Array(1024);
   private readonly plainFrames = new Map<number, PickleValue>();
   private readonly otherName = new Map<number, string>();
@@ -141,6 +146,17 @@ export class TraceRows extends Decoded {
       default:
         if (v instanceof Decoded) throw new ReadAgain(`a decoded container as an entry's ${key}`);
     }
+  }
+
+  /** Whether entry `k`'s stack is never asked for: its action so far is known and not alloc. */
+  needsNoFrames(k: number): boolean {
+    const a = this.action[k] as number;
+    return a !== NO_ACTION && a !== A_ALLOC;
+  }
+
+  /** {@link set} of `frames` to a list whose frames are not stored (see RawFrameLists.skip). */
+  setFramesSkipped(k: number): void {
+    this.frames[k] = FRAMES_SKIPPED;
   }
 
   /** {@link set} of a number for KEY_ADDR, KEY_SIZE, KEY_STREAM or KEY_TIME. */
@@ -214,6 +230,7 @@ export class TraceRows extends Decoded {
         frames[k] = -1;
         continue;
       }
+      if (a === A_ALLOC && frames[k] === FRAMES_SKIPPED) throw new ReadAgain('an alloc whose frames were not stored');
       const fl = flags[k] as number;
       if (a === A_OOM) {
         const free = this.deviceFree.get(k);
