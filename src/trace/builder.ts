@@ -255,6 +255,19 @@ export class TraceBuilder extends EventColumns {
       }
       return -1;
     }
+    return this.addFreeOf(a, step, stream, time, line);
+  }
+
+  /** Whether allocation `a` was added and is not freed yet. */
+  isLive(a: number): boolean {
+    return a >= 0 && a < this.allocs && this.freeEvent[a] === -1;
+  }
+
+  /**
+   * {@link TraceBuilder.addFreeId} of allocation `a`, which must be live ({@link isLive}) and the
+   * latest of its id, as an importer that tracks its own allocations knows: no id is looked up.
+   */
+  addFreeOf(a: number, step: number, stream: number, time: number, line: number): number {
     if (time === time && !this.checkTime(time, line)) return -1;
     const allocAt = this.allocEvent[a] as number;
     const sizeBytes = this.size[allocAt] as number;

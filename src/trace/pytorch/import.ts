@@ -278,7 +278,9 @@ export class Converter {
       this.addFree(address, n < 0 ? 0 : n - 1, t.stream[k] as number, this.time(k), k + 1);
       return;
     }
-    if (this.addFree(address, this.occ[a] as number, t.stream[k] as number, this.time(k), k + 1) < 0) return;
+    // Live here and in the builder: freed by its number (its id is that allocation's alone).
+    const freed = this.b.isLive(a) ? this.b.addFreeOf(a, NaN, t.stream[k] as number, this.time(k) ?? NaN, k + 1) : this.addFree(address, this.occ[a] as number, t.stream[k] as number, this.time(k), k + 1);
+    if (freed < 0) return;
     this.frees++;
     this.liveAt.delete(address);
     this.layout.release(address);
