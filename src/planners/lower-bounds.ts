@@ -67,7 +67,18 @@ export interface LowerBounds {
   objectsBytes: number;
 }
 
-/** Both lower bounds of a set of records. */
+/**
+ * Both lower bounds of a set of records. The objects bound costs a sort and a tree of the times,
+ * so it is computed when first read (an offsets plan written as CSV never reads it); a report
+ * that is printed or serialized reads it as a plain property.
+ */
 export function lowerBounds(r: UsageRecords): LowerBounds {
-  return { offsetsBytes: offsetsLowerBound(r), objectsBytes: objectsLowerBound(r) };
+  let objects: number | undefined;
+  return {
+    offsetsBytes: offsetsLowerBound(r),
+    get objectsBytes(): number {
+      objects ??= objectsLowerBound(r);
+      return objects;
+    },
+  };
 }

@@ -55,8 +55,9 @@ export class Placement {
   private tmpEnd: Float64Array;
   /** Positions gathered by {@link conflicting}. */
   private out: Int32Array;
-  /** The records of one block that a merge takes. */
-  private readonly pick: Int32Array;
+  /** The ranges of the records of one block that a merge takes (and room for a sentinel). */
+  private readonly pickStart: Float64Array;
+  private readonly pickEnd: Float64Array;
   /** The runs of the last {@link occupied} call: [runStart[j], runEnd[j]) ascending, disjoint, not touching. */
   runStart: Float64Array;
   runEnd: Float64Array;
@@ -82,7 +83,8 @@ export class Placement {
     this.runStart = new Float64Array(cap);
     this.runEnd = new Float64Array(cap);
     this.out = new Int32Array(cap);
-    this.pick = new Int32Array(1 << layout.blockBits);
+    this.pickStart = new Float64Array((1 << layout.blockBits) + 1);
+    this.pickEnd = new Float64Array((1 << layout.blockBits) + 1);
   }
 
   /**
@@ -126,52 +128,67 @@ export class Placement {
   private mergeBlock(blk: number, a: number, b: number, m: number): number {
     const o = blk << this.layout.blockBits;
     const count = this.sortedCount[blk] as number;
-    if (this.tmpStart.length < m + count) this.grow(m + count);
+    if (this.tmpStart.length < m + count + 1) this.grow(m + count + 1);
     const sorted = this.sorted;
     const first = this.layout.first;
     const last = this.layout.last;
     const S = this.rangeStart;
     const E = this.rangeEnd;
-    // The block's records that count, still by offset, kept without a branch per record.
-    const pick = this.pick;
+    // The ranges of the block's records that count, still by offset, copied without a branch per record.
+    const ps = this.pickStart;
+    const pe = this.pickEnd;
     let c = 0;
     for (let q = o, qe = o + count; q < qe; q++) {
       const x = sorted[q] as number;
-      pick[c] = x;
-      c += (((last[x] as number) >= a) as unknown as number) & (((first[x] as number) <= b) as unknown as number) & (((E[x] as number) > (S[x] as number)) as unknown as number);
+      const s = S[x] as number;
+      const e = E[x] as number;
+      ps[c] = s;
+      pe[c] = e;
+      c += (((last[x] as number) >= a) as unknown as number) & (((first[x] as number) <= b) as unknown as number) & ((e > s) as unknown as number);
     }
     if (c === 0) return m;
     const rs = this.accStart;
     const re = this.accEnd;
     const ts = this.tmpStart;
     const te = this.tmpEnd;
+    // Sentinels past both lists: each step takes the lower start (the runs so far on ties) with no end test.
+    ps[c] = Infinity;
+    rs[m] = Infinity;
     let i = 0;
     let j = 0;
+    let cs: number;
+    let ce: number;
+    if ((ps[0] as number) < (rs[0] as number)) {
+      cs = ps[0] as number;
+      ce = pe[0] as number;
+      j = 1;
+    } else {
+      cs = rs[0] as number;
+      ce = re[0] as number;
+      i = 1;
+    }
     let w = 0;
-    let cs = -1;
-    let ce = -1;
-    while (i < m || j < c) {
+    for (let k = m + c - 1; k > 0; k--) {
+      const x = ps[j] as number;
+      const y = rs[i] as number;
       let s: number;
       let e: number;
-      const y = pick[j] as number;
-      if (j < c && (i >= m || (S[y] as number) < (rs[i] as number))) {
-        s = S[y] as number;
-        e = E[y] as number;
+      if (x < y) {
+        s = x;
+        e = pe[j] as number;
         j++;
       } else {
-        s = rs[i] as number;
+        s = y;
         e = re[i] as number;
         i++;
       }
-      if (s <= ce) {
-        if (e > ce) ce = e;
-      } else {
-        if (ce >= 0) {
-          ts[w] = cs;
-          te[w] = ce;
-          w++;
-        }
+      if (s > ce) {
+        ts[w] = cs;
+        te[w] = ce;
+        w++;
         cs = s;
+        ce = e;
+      } else if (e > ce) {
         ce = e;
       }
     }

@@ -22,7 +22,7 @@ import {
 } from '../../src/planners/index.js';
 import { greedyByBreadthObjects } from '../../src/planners/strategies/greedy-by-breadth.js';
 import { greedyBySizeObjects } from '../../src/planners/strategies/greedy-by-size-objects.js';
-import { greedyBySizeOffsets } from '../../src/planners/strategies/greedy-by-size-offsets.js';
+import { bySizeDescending, greedyBySizeOffsets } from '../../src/planners/strategies/greedy-by-size-offsets.js';
 import { xlaBestFit } from '../../src/planners/strategies/xla-best-fit.js';
 import { alloc, type EventObject, free, traceFromEvents } from '../helpers.js';
 import {
@@ -73,6 +73,22 @@ describe('the fast implementations equal the direct ports of the real loops', ()
         const ref = referenceGreedyBySizeOffsets(r, align);
         expect(Array.from(fast.offsets)).toEqual(ref.offsets);
         expect(fast.totalBytes).toBe(ref.total);
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it('the size order (a radix sort below 2^32 bytes) == a stable sort by decreasing size', () => {
+    const size = fc.oneof(
+      fc.integer({ min: 0, max: 3000 }),
+      fc.constantFrom(0, 2047, 2048, 4_194_303, 4_194_304, 0xffffffff),
+      fc.integer({ min: 0, max: 0xffffffff }),
+      fc.integer({ min: 0, max: 2 ** 40 }),
+    );
+    fc.assert(
+      fc.property(fc.array(size, { maxLength: 200 }), (sizes) => {
+        const r = makeRecords(sizes.map((s, i): RecordObject => ({ size: s, first: i, last: i })));
+        const expected = sizes.map((_, i) => i).sort((x, y) => (sizes[y] as number) - (sizes[x] as number) || x - y);
+        expect(Array.from(bySizeDescending(r))).toEqual(expected);
       }),
       { numRuns: 300 },
     );
