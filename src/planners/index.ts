@@ -37,7 +37,7 @@ export { objectsToOffsets, assignmentTotal, type ObjectLayout } from './layout.j
 export { checkOffsets, checkObjects, type CheckResult } from './check.js';
 export { listPlanners, strategyNames, selectStrategies, registerPlanner, BEST, type StrategySelection } from './registry.js';
 export { runPlan, resultOffsets, skipReason, type PlanReport, type PlanResult, type PlanResultOk, type PlanResultSkipped, type PlanRunOptions } from './run.js';
-export { bestPacking, DEFAULT_WORK_BUDGET, defaultNodeBudget, nodeCost, SEARCH_LIMITS, type BestLimits, type BestOutcome, type Candidate, type SearchReport } from './strategies/best.js';
+export { bestPacking, DEFAULT_WORK_BUDGET, defaultNodeBudget, IMPROVING_WINDOW, nodeCost, SEARCH_LIMITS, type BestLimits, type BestOutcome, type Candidate, type SearchReport } from './strategies/best.js';
 export { Clock, NO_LIMITS, OutOfTime, PlanLimitError, startLimits, type PlanLimits } from './limits.js';
 
 /** What `compare` shows in a `plan:<strategy>` row. */

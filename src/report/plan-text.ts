@@ -21,7 +21,7 @@ function note(r: PlanResult): string {
     case 'infeasible':
       return `proven: nothing fits under ${cap} B (${nodes})`;
     case 'budget':
-      return `not proven: node budget of ${formatCount(s.nodeBudget)} spent (${from})`;
+      return `not proven: node budget of ${formatCount(s.nodeBudget)} spent${s.extraNodes > 0 ? `, and ${formatCount(s.extraNodes)} more while it still improved` : ''} (${from})`;
     case 'timeout':
       return `not proven: cut by the clock after ${nodes} of ${formatCount(s.nodeBudget)}, a rerun may differ (${from})`;
     case 'too-large':

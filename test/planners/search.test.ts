@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PartitionSearch } from '../../src/planners/exact/search.js';
-import { partitionRecords } from '../../src/planners/exact/sweep.js';
+import { type PartitionOutcome, type SolveGoal, solvePartition } from '../../src/planners/exact/solve.js';
+import { type Partition, partitionRecords } from '../../src/planners/exact/sweep.js';
 import { checkOffsets, defaultNodeBudget, makeRecords, nodeCost, type PlanResultOk, runPlan, type UsageRecords } from '../../src/planners/index.js';
 import { perfectPacking } from './reference.js';
 import { referenceSearch } from './reference-search.js';
@@ -145,6 +146,64 @@ describe('the fast search against a plain reference', () => {
         },
       ),
       { numRuns: 400 },
+    );
+  });
+});
+
+describe('a search still improving as its budget runs out goes on (the default budget)', () => {
+  /** Partition 0 of a scrambled perfect packing, searched from the records stacked one on another. */
+  const solve = (seed: number, nodeBudget: number, improving?: SolveGoal['improving']): { out: PartitionOutcome; valid: string | null } => {
+    const { r } = hardPerfect(seed, 60);
+    const p = (partitionRecords(r, 1e9) ?? [])[0] as Partition;
+    const offsets = new Float64Array(r.count);
+    let top = 0;
+    for (let i = 0; i < r.count; i++) {
+      offsets[i] = top;
+      top += r.size[i] as number;
+    }
+    const goal: SolveGoal = { target: p.lowerBound, mode: 'minimize', nodeBudget, ...(improving ? { improving } : {}) };
+    const out = solvePartition(r, p, offsets, 1, goal, { deadlineMs: Infinity, now: () => 0 });
+    // Valid as a whole (records of other partitions stay stacked), the partition's own as high as reported.
+    let total = 0;
+    for (let i = 0; i < r.count; i++) total = Math.max(total, (offsets[i] as number) + (r.size[i] as number));
+    let height = 0;
+    for (const rec of p.records) height = Math.max(height, (offsets[rec] as number) + (r.size[rec] as number));
+    return { out, valid: checkOffsets(r, Array.from(offsets), total) ?? (height === out.height ? null : `height ${height}, reported ${out.height}`) };
+  };
+
+  it('reaches the optimum past a budget that ended it just after an improvement', () => {
+    // Seed 37: 1,040 after 268 nodes of 300; 34 nodes more find the perfect packing (1,024).
+    const hard = solve(37, 300);
+    expect(hard.out).toEqual({ end: 'nodes', height: 1_040, nodes: 300, foundAtNodes: 268, extraNodes: 0 });
+    const more = solve(37, 300, { window: 100, extra: 300 });
+    expect(more.out).toEqual({ end: 'target', height: 1_024, nodes: 334, foundAtNodes: 334, extraNodes: 34 });
+    expect(more.valid).toBeNull();
+  });
+
+  it('stops `window` nodes after the last improvement, and never past `extra`', () => {
+    // Seed 1: 1,038 after 243 nodes; nothing better in the 100 after it.
+    expect(solve(1, 300, { window: 100, extra: 300 }).out).toEqual({ end: 'nodes', height: 1_038, nodes: 343, foundAtNodes: 243, extraNodes: 43 });
+    expect(solve(1, 300, { window: 100, extra: 20 }).out).toMatchObject({ end: 'nodes', nodes: 320, extraNodes: 20 });
+    // An improvement long before the end of the budget: the budget is the limit.
+    expect(solve(1, 300, { window: 50, extra: 300 }).out).toEqual({ end: 'nodes', height: 1_038, nodes: 300, foundAtNodes: 243, extraNodes: 0 });
+  });
+
+  it('never worse than the hard limit, and where it stops follows from node counts alone', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 50, max: 1_500 }), fc.integer({ min: 1, max: 800 }), fc.integer({ min: 0, max: 1_500 }), (seed, budget, window, extra) => {
+        const hard = solve(seed, budget);
+        const more = solve(seed, budget, { window, extra });
+        expect(more.valid).toBeNull();
+        expect(more.out.height).toBeLessThanOrEqual(hard.out.height);
+        expect(more.out.nodes).toBeGreaterThanOrEqual(hard.out.nodes);
+        expect(more.out.extraNodes).toBe(Math.max(0, more.out.nodes - budget));
+        if (more.out.end === 'nodes') {
+          const until = more.out.foundAtNodes > 0 ? Math.min(budget + extra, Math.max(budget, more.out.foundAtNodes + window)) : budget;
+          expect(more.out.nodes).toBe(until);
+        }
+        expect(solve(seed, budget, { window, extra }).out).toEqual(more.out);
+      }),
+      { numRuns: 40 },
     );
   });
 });

@@ -50,7 +50,7 @@ export function planCommand(): Command {
       .option('-s, --strategy <names>', `all, or a comma-separated list: ${strategyNames().join(', ')} (name:objects or name:offsets picks one kind)`, 'all')
       .option('--alignment <bytes>', 'offsets are multiples of this (TFLite base_addr_align_bytes, XLA alignment)', '1')
       .option('--capacity <bytes>', 'best: find a packing that fits in this many bytes (feasibility, as minimalloc is used) instead of the smallest; exit 1 when none is found')
-      .option('--node-budget <nodes>', "work budget of best's exact search, in search nodes: where an unfinished search stops, the same on every run (default: 10^8 over what a node of the input costs, its buffers plus an average buffer's overlaps and twice its sections; 0 turns the search off)")
+      .option('--node-budget <nodes>', "work budget of best's exact search, in search nodes: where an unfinished search stops, the same on every run (default: 10^8 over what a node of the input costs, its buffers plus an average buffer's overlaps and twice its sections, overrun by a search that is still improving, up to twice; a budget given is a hard limit; 0 turns the search off)")
       .option('--time-limit <duration>', 'wall-clock cap of the whole run (e.g. 10s, 500ms, 2m); a search cut by it says so, and may differ on a rerun; any other strategy still running then stops with exit 2', '60s')
       .option('--memory-limit <bytes>', "memory the strategies may use (e.g. 8GiB; default: half of the machine's); a strategy that would need more is refused with exit 2 before it starts")
       .addOption(new Option('-f, --format <format>', 'text table, memsim.plan/1 JSON, or the records with an offset column (csv)').choices(['text', 'json', 'csv']).default('text'))

@@ -14,6 +14,8 @@ export interface PartitionOutcome {
   nodes: number;
   /** Nodes visited when the returned packing was found (0 when it is the starting one). */
   foundAtNodes: number;
+  /** Nodes visited past the budget because the search was still improving (SolveGoal.improving). */
+  extraNodes: number;
 }
 
 /** What a partition's search is after, and how much work it may do. */
@@ -24,6 +26,12 @@ export interface SolveGoal {
   mode: 'minimize' | 'feasible';
   /** Search nodes this partition may visit. */
   nodeBudget: number;
+  /**
+   * Minimizing: when the search is still improving as its budget runs out, the descent alone goes
+   * on, until `window` nodes pass without a better packing (counted from the last one found), and
+   * `extra` nodes past the budget at most. Absent: the budget is a hard limit.
+   */
+  improving?: { window: number; extra: number };
 }
 
 /**
@@ -41,6 +49,10 @@ export interface SolveGoal {
  * falls back to `lo` when the limit doubles, so lower capacities get the larger budget. A run
  * that is exhausted raises `lo` for good.
  *
+ * With `goal.improving`, a search that found a better packing within the last `window` nodes of its
+ * budget goes on past it, descent only (the probes at `lo` had their share), as long as packings keep
+ * coming: it stops `window` nodes after the last one, or `extra` nodes past the budget.
+ *
  * Every decision depends on node counts only: with the same budget, the same packing on every run.
  * The clock only cuts the sequence short.
  */
@@ -56,7 +68,7 @@ export function solvePartition(
   let foundAtNodes = 0;
   const done = (end: PartitionOutcome['end']): PartitionOutcome => {
     p.records.forEach((rec, b) => (offsets[rec] = search.bestOffsets[b] as number));
-    return { end, height: search.bestHeight, nodes: search.nodes, foundAtNodes };
+    return { end, height: search.bestHeight, nodes: search.nodes, foundAtNodes, extraNodes: Math.max(0, search.nodes - goal.nodeBudget) };
   };
   const { target } = goal;
   if (search.bestHeight <= target) return done('target');
@@ -79,10 +91,14 @@ export function solvePartition(
   let midH = 0;
   let midNodes = 0;
   let soft = lo;
+  const more = goal.mode === 'minimize' ? goal.improving : undefined;
   for (;;) {
-    const left = goal.nodeBudget - search.nodes;
+    // Past the budget: up to `window` nodes after the last packing found, `extra` at most.
+    const until = more && foundAtNodes > 0 ? Math.min(goal.nodeBudget + more.extra, Math.max(goal.nodeBudget, foundAtNodes + more.window)) : goal.nodeBudget;
+    const left = until - search.nodes;
     if (left <= 0) return done('nodes');
-    const atLowest = goal.mode === 'feasible' || loNodes <= midNodes || down(search.bestHeight - 1) <= lo;
+    const descentOnly = search.nodes >= goal.nodeBudget;
+    const atLowest = goal.mode === 'feasible' || (!descentOnly && loNodes <= midNodes) || down(search.bestHeight - 1) <= lo;
     const capacity = atLowest ? lo : Math.max(lo, down((Math.max(soft, lo) + search.bestHeight - 1) / 2));
     const h = atLowest ? loH : midH;
     const n0 = search.nodes;
