@@ -14,10 +14,10 @@ import type { UsageRecords } from './types.js';
  * overlap or touch are one run).
  *
  * The records are laid out by {@link TimeClasses}: for each length class, those that may meet the
- * window are a run of positions, in blocks. Each block keeps its placed records
- * sorted by offset (an insertion into at most a block's worth on each placement), so the union is
- * one merge per block of its sorted records, filtered by time, into the runs so far: no search
- * per record and no sort. The records that meet a window are in order by offset within a block but
+ * window are a run of positions, in blocks. Each block keeps its placed records' ranges and times
+ * sorted by offset in slots of its own (an insertion into at most a block's worth on each
+ * placement), so the union is one merge per block of its slots, read in order and filtered by
+ * time, into the runs so far: no search per record, no sort, and no lookup through a record index. The records that meet a window are in order by offset within a block but
  * scattered over the arena (records that conflict are disjoint, so their union splits into about
  * as many pieces as a block holds); the merge walks them in memory order, a few blocks per window.
  * At a fixed live-set width a window costs a bounded number of blocks, so a run is linear in the
@@ -29,10 +29,10 @@ import type { UsageRecords } from './types.js';
  * record of positive size is placed after one of them and their runs need not be split.
  */
 /**
- * Bytes per record a placement run allocates: the placement (offsets, ranges, order, block lists,
+ * Bytes per record a placement run allocates: the placement (offsets, ranges, order, block slots,
  * scratch runs), the time axis and the layout, and the order of the records.
  */
-export const PLACEMENT_BYTES_PER_RECORD = 136;
+export const PLACEMENT_BYTES_PER_RECORD = 156;
 
 export class Placement {
   readonly offsets: Float64Array;
@@ -44,8 +44,14 @@ export class Placement {
   private readonly rangeEnd: Float64Array;
   /** Per position: placement order. */
   private readonly seq: Int32Array;
-  /** Per block: its placed positions sorted by offset (ties in placement order), and how many. */
-  private readonly sorted: Int32Array;
+  /**
+   * Per block, in the slots of its positions: its placed records sorted by offset (ties in
+   * placement order) as offset, aligned end, first and last time index; and how many.
+   */
+  private readonly slotStart: Float64Array;
+  private readonly slotEnd: Float64Array;
+  private readonly slotFirst: Int32Array;
+  private readonly slotLast: Int32Array;
   private readonly sortedCount: Int32Array;
   private placed = 0;
   /** Runs being built, and the buffer the next merge writes. */
@@ -73,7 +79,10 @@ export class Placement {
     this.rangeStart = new Float64Array(n);
     this.rangeEnd = new Float64Array(n).fill(-1);
     this.seq = new Int32Array(n);
-    this.sorted = new Int32Array(Math.max(1, n));
+    this.slotStart = new Float64Array(n);
+    this.slotEnd = new Float64Array(n);
+    this.slotFirst = new Int32Array(n);
+    this.slotLast = new Int32Array(n);
     this.sortedCount = new Int32Array((n >> layout.blockBits) + 1);
     const cap = 64;
     this.accStart = new Float64Array(cap);
@@ -129,22 +138,20 @@ export class Placement {
     const o = blk << this.layout.blockBits;
     const count = this.sortedCount[blk] as number;
     if (this.tmpStart.length < m + count + 1) this.grow(m + count + 1);
-    const sorted = this.sorted;
-    const first = this.layout.first;
-    const last = this.layout.last;
-    const S = this.rangeStart;
-    const E = this.rangeEnd;
+    const S = this.slotStart;
+    const E = this.slotEnd;
+    const first = this.slotFirst;
+    const last = this.slotLast;
     // The ranges of the block's records that count, still by offset, copied without a branch per record.
     const ps = this.pickStart;
     const pe = this.pickEnd;
     let c = 0;
     for (let q = o, qe = o + count; q < qe; q++) {
-      const x = sorted[q] as number;
-      const s = S[x] as number;
-      const e = E[x] as number;
+      const s = S[q] as number;
+      const e = E[q] as number;
       ps[c] = s;
       pe[c] = e;
-      c += (((last[x] as number) >= a) as unknown as number) & (((first[x] as number) <= b) as unknown as number) & ((e > s) as unknown as number);
+      c += (((last[q] as number) >= a) as unknown as number) & (((first[q] as number) <= b) as unknown as number) & ((e > s) as unknown as number);
     }
     if (c === 0) return m;
     const rs = this.accStart;
@@ -255,19 +262,29 @@ export class Placement {
     if (!indexed) return;
     const p = this.layout.posOf[rec] as number;
     this.seq[p] = seq;
+    const end = alignUp(offset + size, this.alignmentBytes);
     this.rangeStart[p] = offset;
-    this.rangeEnd[p] = alignUp(offset + size, this.alignmentBytes);
-    // Into its block's list, after those at or below its offset (earlier placements first on ties).
+    this.rangeEnd[p] = end;
+    // Into its block's slots, after those at or below its offset (earlier placements first on ties).
     const blk = p >> this.layout.blockBits;
     const o = blk << this.layout.blockBits;
     let j = o + (this.sortedCount[blk] as number);
     this.sortedCount[blk] = (this.sortedCount[blk] as number) + 1;
-    const sorted = this.sorted;
-    while (j > o && (this.rangeStart[sorted[j - 1] as number] as number) > offset) {
-      sorted[j] = sorted[j - 1] as number;
+    const S = this.slotStart;
+    const E = this.slotEnd;
+    const F = this.slotFirst;
+    const L = this.slotLast;
+    while (j > o && (S[j - 1] as number) > offset) {
+      S[j] = S[j - 1] as number;
+      E[j] = E[j - 1] as number;
+      F[j] = F[j - 1] as number;
+      L[j] = L[j - 1] as number;
       j--;
     }
-    sorted[j] = p;
+    S[j] = offset;
+    E[j] = end;
+    F[j] = this.layout.first[p] as number;
+    L[j] = this.layout.last[p] as number;
   }
 
   /** The aligned end of a placed record. */

@@ -10,7 +10,7 @@ export interface TimeClassesOptions {
   shortBits: number;
 }
 
-export const DEFAULT_TIME_CLASSES: TimeClassesOptions = { grainBits: 3, blockBits: 6, shortBits: 8 };
+export const DEFAULT_TIME_CLASSES: TimeClassesOptions = { grainBits: 3, blockBits: 7, shortBits: 8 };
 
 /**
  * Records laid out for window scans: grouped by length class, then by first time (ties in record
