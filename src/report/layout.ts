@@ -5,7 +5,7 @@
  * their middle or start) and the heads at their spaces; when even that is too wide, it leaves out
  * columns, least important first, and says which under the table. JSON reports keep every figure.
  */
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
 
 /** The width text reports keep to when nothing else is known (not a terminal, no --width). */
 export const DEFAULT_WIDTH = 100;
@@ -280,8 +280,60 @@ export function tableLines(columns: readonly Column[], rows: readonly string[][]
 }
 
 function boxLines(cols: readonly Column[], widths: number[], heads: string[][], body: string[][][]): string[] {
+  const headCells = heads.map((h, j) => h.map((l) => pad(l, widths[j] as number, cols[j]?.align)));
+  return drawnDirectly(cols, widths, headCells, body) ?? cliTableLines(cols, widths, headCells, body);
+}
+
+/**
+ * Whether a line's display width is its count of code points for cli-table3 as for us: printable
+ * ASCII and the characters reports use that no terminal draws wide and no emoji pattern matches
+ * (Latin-1 but © and ®, dashes and ellipsis, super- and subscripts, ← ↑ → ↓, ≤ ≥, box drawing and
+ * blocks).
+ */
+function plainWidth(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c <= 0x7e) continue;
+    if (c >= 0xa0 && c <= 0x2ff && c !== 0xa9 && c !== 0xae) continue;
+    if ((c >= 0x2010 && c <= 0x2027) || (c >= 0x2070 && c <= 0x209f) || (c >= 0x2190 && c <= 0x2193) || c === 0x2264 || c === 0x2265) continue;
+    if (c >= 0x2500 && c <= 0x259f) continue;
+    return false;
+  }
+  return true;
+}
+
+/**
+ * The box table as cli-table3 draws it with memsim's settings (no rules between rows, one space of
+ * padding, cells already broken to their widths), drawn here when every line is plain (see
+ * {@link plainWidth}) and fits its column; null otherwise (cli-table3 then draws it: colours, wide
+ * characters and truncation as it does them).
+ */
+export function drawnDirectly(cols: readonly Column[], widths: number[], heads: string[][], body: string[][][]): string[] | null {
+  const rows = [heads, ...body];
+  for (const row of rows) {
+    for (let j = 0; j < row.length; j++) {
+      for (const line of row[j] as string[]) if (!plainWidth(line) || line.length > (widths[j] as number)) return null;
+    }
+  }
+  const rule = (l: string, m: string, r: string): string => l + widths.map((w) => '─'.repeat(w + 2)).join(m) + r;
+  const out = [rule('┌', '┬', '┐')];
+  for (const row of rows) {
+    const height = Math.max(1, ...row.map((c) => c.length));
+    for (let i = 0; i < height; i++) {
+      let line = '│';
+      for (let j = 0; j < row.length; j++) line += ` ${pad(row[j]?.[i] ?? '', widths[j] as number, cols[j]?.align)} │`;
+      out.push(line);
+    }
+  }
+  out.push(rule('└', '┴', '┘'));
+  return out;
+}
+
+/** cli-table3, loaded only for the tables it must draw (most reports never load it). */
+export function cliTableLines(cols: readonly Column[], widths: number[], heads: string[][], body: string[][][]): string[] {
+  const Table = createRequire(import.meta.url)('cli-table3') as typeof import('cli-table3');
   const t = new Table({
-    head: heads.map((h, j) => h.map((l) => pad(l, widths[j] as number, cols[j]?.align)).join('\n')),
+    head: heads.map((h) => h.join('\n')),
     chars: TABLE_CHARS,
     style: { head: [], border: [], 'padding-left': 1, 'padding-right': 1 },
     colAligns: cols.map((c) => c.align ?? 'left'),

@@ -178,6 +178,12 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
   const stepIndex = new Map<number, StepRecord>();
   let curStep: StepRecord | undefined;
   let curStepId = NaN;
+  // The current step's figures, kept in locals while its events run and written to its record when
+  // another step starts and at the end: per step, not per event (no closure: see `takeRecorded`).
+  let stEvents = 0;
+  let stLive = 0;
+  let stAlloc = 0;
+  let stRes = 0;
 
   // The trace may grow between steps: replay what there is, then ask for more; an empty step (the
   // trace ended) ends the loop.
@@ -200,6 +206,7 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
     if (onProgress && (i & 0xffff) === 0x400) onProgress(i, n);
     const s = step[i] as number;
     if (s !== curStepId) {
+      if (curStep) keepStep(curStep, stEvents, stLive, stAlloc, stRes);
       curStepId = s;
       curStep = stepIndex.get(s);
       if (!curStep) {
@@ -207,6 +214,10 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
         stepIndex.set(s, curStep);
         steps.push(curStep);
       }
+      stEvents = 0;
+      stLive = curStep.peakLiveBytes;
+      stAlloc = curStep.peakAllocatedBytes;
+      stRes = curStep.peakReservedBytes;
     }
     if (i === nextRecorded) takeRecorded(i, live);
     const a = alloc[i] as number;
@@ -264,15 +275,15 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
       atPeak.reservedBytes = reserved;
       atPeak.largestFreeBlockBytes = reserved > allocated ? allocator.largestFreeBlockBytes() : 0;
     }
-    const st = curStep as StepRecord;
-    st.events++;
-    if (live > st.peakLiveBytes) st.peakLiveBytes = live;
-    if (allocated > st.peakAllocatedBytes) st.peakAllocatedBytes = allocated;
-    if (reserved > st.peakReservedBytes) st.peakReservedBytes = reserved;
+    stEvents++;
+    if (live > stLive) stLive = live;
+    if (allocated > stAlloc) stAlloc = allocated;
+    if (reserved > stRes) stRes = reserved;
     sampler.add(i, live, allocated, reserved);
     if (capture.size > 0 && capture.has(i)) states.push({ event: i, reason: 'requested', state: allocator.state() });
     i++;
   }
+  if (curStep) keepStep(curStep, stEvents, stLive, stAlloc, stRes);
   if (completed && nextRecorded === n) takeRecorded(n, live);
   const replayed = completed ? n : i + 1;
   // The last event whose effect is recorded (a failed, stopping request changes nothing).
@@ -311,6 +322,14 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
     timeline: sampler.points(),
     states,
   };
+}
+
+/** Adds a run of a step's events and their peaks to the step's record. */
+function keepStep(st: StepRecord, events: number, live: number, allocated: number, reserved: number): void {
+  st.events += events;
+  if (live > st.peakLiveBytes) st.peakLiveBytes = live;
+  if (allocated > st.peakAllocatedBytes) st.peakAllocatedBytes = allocated;
+  if (reserved > st.peakReservedBytes) st.peakReservedBytes = reserved;
 }
 
 function oomRecord(trace: Trace, allocator: OnlineAllocator, i: number, live: number, limit: number, capacityBytes: number): OomRecord {

@@ -9,6 +9,7 @@ import { buildReplayReport, type ReplayReport } from './report.js';
 import { chooseStart, type StartMode, startNote } from './start.js';
 import { type AttributionOptions, checkGroupBy } from '../attribution/index.js';
 import { attributeReplay } from './holders.js';
+import { WARM_UP_MIN_EVENTS, warmUp } from './warm-up.js';
 
 /** A replay request: which allocator, its options, the capacity, and the engine's options. */
 export interface RunOptions extends ReplayOptions {
@@ -64,7 +65,8 @@ interface StartedRun {
   result(outcome: ReplayOutcome): RunResult;
 }
 
-function startRun(trace: Trace, run: RunOptions): StartedRun {
+/** `long`: the trace is long enough for the allocator's code to be optimized (see warm-up.ts). */
+function startRun(trace: Trace, run: RunOptions, long: boolean): StartedRun {
   const chosen = run.allocator === undefined ? defaultAllocator(trace) : { name: run.allocator, chosenBy: 'request' as const };
   const { def, options } = allocatorConfiguration(chosen.name, run.options ?? {});
   const resolved = resolveOptions(def, options, trace);
@@ -75,6 +77,7 @@ function startRun(trace: Trace, run: RunOptions): StartedRun {
   if (run.attribution) checkGroupBy(trace, run.attribution.groupBy);
   const capacity = effectiveCapacity(trace, run.capacityBytes);
   const start = chooseStart(def, resolved.values, trace, run.start);
+  if (long && !start) warmUp(def, resolved.values, trace);
   const allocator = def.create(resolved.values as never, { capacityBytes: capacity, trace, ...(start ? { start: start.mode } : {}) });
   // A simulation of a recorded history is compared with it (an allocator that replays the history
   // itself has nothing to compare).
@@ -118,7 +121,7 @@ function startRun(trace: Trace, run: RunOptions): StartedRun {
 
 /** Replays a trace through a registered allocator and builds the `memsim.replay/1` report. */
 export function replay(trace: Trace, run: RunOptions = {}): RunResult {
-  const r = startRun(trace, run);
+  const r = startRun(trace, run, trace.length >= WARM_UP_MIN_EVENTS);
   let step = r.steps.next();
   while (!step.done) step = r.steps.next(trace.length);
   return r.result(step.value);
@@ -132,7 +135,8 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
  */
 export async function replayFeed(feed: TraceFeed, run: RunOptions = {}): Promise<RunResult> {
   const trace = feed.trace;
-  const r = startRun(trace, run);
+  // Only large files are read on another thread.
+  const r = startRun(trace, run, true);
   if (!r.streams) await feed.finish();
   let step = r.steps.next();
   for (;;) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Column, tableLines, textWidth, wrap, wrapAtCommas } from '../../src/report/layout.js';
+import { cliTableLines, type Column, drawnDirectly, tableLines, textWidth, wrap, wrapAtCommas } from '../../src/report/layout.js';
 import { formatBytes, formatCount } from '../../src/util/bytes.js';
 
 const widest = (lines: string[]): number => Math.max(...lines.map(textWidth));
@@ -116,5 +116,42 @@ describe('units', () => {
 
   it('thousands separators on counts', () => {
     expect([formatCount(0), formatCount(999), formatCount(1000), formatCount(1234567), formatCount(-4980)]).toEqual(['0', '999', '1,000', '1,234,567', '-4,980']);
+  });
+});
+
+describe('box tables drawn without cli-table3', () => {
+  // Plain lines (ASCII and the report's own symbols), each cell already broken to its column's width.
+  const plainLine = fc.stringMatching(/^[ -~…×·→≤▅█─]{0,12}$/);
+  const table = fc.integer({ min: 1, max: 5 }).chain((n) =>
+    fc.record({
+      aligns: fc.array(fc.constantFrom<'left' | 'right' | undefined>('left', 'right', undefined), { minLength: n, maxLength: n }),
+      heads: fc.array(fc.array(plainLine, { minLength: 1, maxLength: 2 }), { minLength: n, maxLength: n }),
+      body: fc.array(fc.array(fc.array(plainLine, { minLength: 0, maxLength: 3 }), { minLength: n, maxLength: n }), { maxLength: 6 }),
+      slack: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: n, maxLength: n }),
+    }),
+  );
+
+  it('draws what cli-table3 draws, line for line, for plain cells that fit', () => {
+    fc.assert(
+      fc.property(table, ({ aligns, heads, body, slack }) => {
+        const cols: Column[] = aligns.map((align, j) => ({ head: `h${j}`, ...(align ? { align } : {}) }));
+        const widths = cols.map((_, j) => Math.max(1, ...[heads, ...body].flatMap((r) => (r[j] ?? []).map((l) => l.length))) + (slack[j] as number));
+        const direct = drawnDirectly(cols, widths, heads, body);
+        expect(direct).not.toBeNull();
+        expect(direct).toEqual(cliTableLines(cols, widths, heads, body));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('leaves to cli-table3 the lines it measures differently or cuts: wide characters, emoji, colours, overflow', () => {
+    const cols: Column[] = [{ head: 'a' }, { head: 'b', align: 'right' }];
+    for (const cell of ['表', '✔ ok', '\u001b[1mx\u001b[22m', 'toolong']) {
+      expect(drawnDirectly(cols, [4, 4], [['a'], ['b']], [[[cell], ['1']]])).toBeNull();
+    }
+    // Through the layout, such a table is still drawn (by cli-table3), each line as wide as the others.
+    const lines = tableLines(cols, [['表', '1'], ['ok', '22']]);
+    expect(lines[1]).toBe('│ a  │  b │');
+    expect(lines[2]).toBe('│ 表 │  1 │');
   });
 });

@@ -98,3 +98,25 @@ describe('replay of a hand-computed trace through naive', () => {
     expect(replay(t, { options: { alignment: 1024 } }).report.summary.peakReservedBytes).toBe(5120);
   });
 });
+
+describe('warm-up before a long replay', () => {
+  it('runs a throwaway allocator of streaming kinds only, and leaves the replay as it was', async () => {
+    const { loadAllocator, getAllocator, resolveOptions } = await import('../../src/allocators/registry.js');
+    const { warmUp } = await import('../../src/sim/warm-up.js');
+    const { replayTrace } = await import('../../src/sim/replay.js');
+    const trace = traceFromEvents([alloc('a', 3 * MiB), alloc('b', 2 ** 31 + 5), free('a'), alloc('c', 1000), free('b'), free('c')]);
+    for (const name of ['bfc', 'caching', 'naive', 'lifetime-pool']) {
+      await loadAllocator(name);
+      const def = getAllocator(name);
+      const values = resolveOptions(def, name === 'bfc' ? { memory_limit: 2 ** 34 } : {}, trace).values;
+      const run = (): unknown => {
+        const a = def.create(values as never, { capacityBytes: 2 ** 34, trace });
+        const o = replayTrace(trace, a, 2 ** 34);
+        return { o, stats: a.stats(), state: a.state() };
+      };
+      const before = run();
+      expect(warmUp(def, values, trace)).toBe(name !== 'lifetime-pool');
+      expect(run()).toEqual(before);
+    }
+  });
+});
