@@ -250,13 +250,19 @@ export class PartitionSearch {
     this.solution[b] = o;
     const minOffFrom = this.minOffTop;
     const raised = alignUp(top, this.alignmentBytes);
-    for (let q = p.overlapStart[b] as number; q < (p.overlapStart[b + 1] as number); q++) {
-      const u = p.overlaps[q] as number;
-      if ((minOff[u] as number) >= raised) continue; // placed ones are at Infinity
-      this.minOffUndo[this.minOffTop] = u;
-      this.minOffUndoVal[this.minOffTop++] = minOff[u] as number;
+    const { overlaps } = p;
+    const undo = this.minOffUndo;
+    const undoVal = this.minOffUndoVal;
+    let undoTop = minOffFrom;
+    for (let q = p.overlapStart[b] as number, qEnd = p.overlapStart[b + 1] as number; q < qEnd; q++) {
+      const u = overlaps[q] as number;
+      const was = minOff[u] as number;
+      if (was >= raised) continue; // placed ones are at Infinity
+      undo[undoTop] = u;
+      undoVal[undoTop++] = was;
       minOff[u] = raised;
     }
+    this.minOffTop = undoTop;
     for (let s = sLo; s < sHi; s++) total[s] = (total[s] as number) - sb;
     this.totals.add(sLo, sHi, -sb);
     // Unallocated floor (minimalloc's UpdateSectionData): in every section where a buffer's minimum
@@ -287,10 +293,8 @@ export class PartitionSearch {
     for (let s = sLo; s + 1 < sHi; s++) cuts[s] = (cuts[s] as number) + 1;
     for (let s = sLo; s < sHi; s++) total[s] = (total[s] as number) + sb;
     this.totals.add(sLo, sHi, sb);
-    while (this.minOffTop > minOffFrom) {
-      this.minOffTop--;
-      minOff[this.minOffUndo[this.minOffTop] as number] = this.minOffUndoVal[this.minOffTop] as number;
-    }
+    for (let q = this.minOffTop - 1; q >= minOffFrom; q--) minOff[undo[q] as number] = undoVal[q] as number;
+    this.minOffTop = minOffFrom;
     offset[b] = -1;
     minOff[b] = o;
     return ok;
