@@ -5,7 +5,7 @@
 // from the same moment of a shared machine. With --minimalloc-benchmarks <dir> (its
 // benchmarks/challenging, A to K), every CSV there instead of the two shipped ones.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,10 +36,18 @@ function timed(cmd, args) {
 }
 
 function runMinimalloc(bin, file) {
-  const out = join(mkdtempSync(join(tmpdir(), 'memsim-bench-')), 'out.csv');
-  const { r, seconds, cpuSeconds } = timed(bin, ['--capacity=1048576', `--input=${file}`, `--output=${out}`]);
-  if (r.status !== 0) throw new Error(`minimalloc failed on ${file}: ${r.stderr}`);
-  const rows = readFileSync(out, 'utf8').trim().split('\n');
+  const outDir = mkdtempSync(join(tmpdir(), 'memsim-bench-'));
+  const out = join(outDir, 'out.csv');
+  let rows;
+  let timing;
+  try {
+    timing = timed(bin, ['--capacity=1048576', `--input=${file}`, `--output=${out}`]);
+    if (timing.r.status !== 0) throw new Error(`minimalloc failed on ${file}: ${timing.r.stderr}`);
+    rows = readFileSync(out, 'utf8').trim().split('\n');
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+  const { seconds, cpuSeconds } = timing;
   const col = rows[0].split(',');
   const [iOff, iSize] = [col.indexOf('offset'), col.indexOf('size')];
   const peak = Math.max(...rows.slice(1).map((l) => Number(l.split(',')[iOff]) + Number(l.split(',')[iSize])));

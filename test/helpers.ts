@@ -15,9 +15,9 @@ export const KiB = 1024;
 export const MiB = 1024 * 1024;
 export const GiB = 1024 * 1024 * 1024;
 
-/** A fresh temporary directory. */
+/** A fresh temporary directory, under the run's root (test/temp-root.ts) that the run removes at its end. */
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'memsim-test-'));
+  return mkdtempSync(join(process.env.MEMSIM_TEST_TMP ?? tmpdir(), 'memsim-test-'));
 }
 
 /** Runs the built CLI as a user does; returns exit code, stdout, stderr. */
