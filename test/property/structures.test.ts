@@ -4,6 +4,15 @@ import { GapTree } from '../../src/util/gap-tree.js';
 import { OrderedSet } from '../../src/util/ordered-set.js';
 import { TimelineSampler } from '../../src/sim/timeline.js';
 
+/** A small seeded generator (a linear congruential one): `rnd(m)` is in [0, m). */
+function lcg(seed: number): (m: number) => number {
+  let x = seed;
+  return (m) => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    return x % m;
+  };
+}
+
 describe('OrderedSet agrees with a sorted array', () => {
   it('insert, remove, lowerBound, upperBound, predecessor, first, last, next', () => {
     const op = fc.record({ kind: fc.constantFrom('ins', 'ins', 'del', 'q'), a: fc.integer({ min: 0, max: 20 }), b: fc.integer({ min: 0, max: 5 }) });
@@ -47,11 +56,7 @@ describe('OrderedSet with thousands of elements (splits, empty leaves, a shrinki
   it('matches a sorted array through growth and shrinkage', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 2 ** 31 }), fc.integer({ min: 200, max: 6000 }), (seed, n) => {
-        let x = seed;
-        const rnd = (m: number): number => {
-          x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-          return x % m;
-        };
+        const rnd = lcg(seed);
         const s = new OrderedSet(4);
         const ref = new Map<string, [number, number]>();
         const check = (): void => {
@@ -182,11 +187,7 @@ describe('OrderedSet.replace', () => {
   it('changes a pair in place only where searches still find every element, else changes nothing', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 2 ** 31 }), fc.integer({ min: 100, max: 500 }), (seed, n) => {
-        let x = seed;
-        const rnd = (m: number): number => {
-          x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-          return x % m;
-        };
+        const rnd = lcg(seed);
         const s = new OrderedSet(4);
         const ref = new Map<string, [number, number]>();
         const sorted = (): [number, number][] => [...ref.values()].sort((p, q) => p[0] - q[0] || p[1] - q[1]);
