@@ -19,8 +19,16 @@ export interface EarlyReading {
   detach(): void;
 }
 
+/** A binary trace being read whole early (see early.ts): its bytes, or null when that failed. */
+export interface EarlyBytes {
+  /** The file, resolved. */
+  file: string;
+  bytes: Promise<Uint8Array | null>;
+}
+
 const SLOT = Symbol.for('memsim.earlyReading');
-type Slot = { [SLOT]?: EarlyReading };
+const BYTES = Symbol.for('memsim.earlyBytes');
+type Slot = { [SLOT]?: EarlyReading; [BYTES]?: EarlyBytes };
 
 /** How a thread reads, in words that are equal when it reads alike (an unset `lenient` is false). */
 function reading(init: ReaderInit): string {
@@ -56,4 +64,17 @@ export function dropEarlyReading(): void {
   delete (globalThis as Slot)[SLOT];
   early.detach();
   void early.worker.terminate();
+}
+
+/** Leaves the early bytes of a binary trace to be taken. */
+export function setEarlyBytes(early: EarlyBytes): void {
+  (globalThis as Slot)[BYTES] = early;
+}
+
+/** The bytes of `file` (a resolved path) read early, to be awaited, or undefined when there are none. */
+export function takeEarlyBytes(file: string): Promise<Uint8Array | null> | undefined {
+  const early = (globalThis as Slot)[BYTES];
+  if (!early || early.file !== file) return undefined;
+  delete (globalThis as Slot)[BYTES];
+  return early.bytes;
 }
