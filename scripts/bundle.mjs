@@ -8,8 +8,8 @@
 // allocator modules by URL) are not bundled.
 //
 // `memsim --version` and `memsim replay` run from a third bundle, dist/quick-bundle/ (entry
-// dist/cli/quick.js): CommonJS, which its loader (dist/cli/quick-loader.js, bundled as
-// dist/quick-bundle/loader.cjs for bin/memsim.js) compiles with V8's code cache (Node 20 keeps no
+// dist/cli/quick.js): CommonJS, which its loader (dist/cli/quick-loader.js, bundled with the early
+// reading of a large trace as dist/quick-bundle/loader.cjs for bin/memsim.js) compiles with V8's code cache (Node 20 keeps no
 // code cache for ES modules). The cache is written here, by running the two commands once
 // on a small trace, and again by any run that finds none that fits its Node.
 import { spawnSync } from 'node:child_process';
@@ -78,13 +78,16 @@ async function quickBundle() {
   });
 }
 
-/** The quick bundle's loader (dist/cli/quick-loader.js), as CommonJS for bin/memsim.js to require. */
+/**
+ * What bin/memsim.js requires first (dist/cli/quick-start.js: the early reading of a large trace and
+ * the quick bundle's loader), as one CommonJS file.
+ */
 async function quickLoader() {
   await build({
-    input: join(root, 'dist', 'cli', 'quick-loader.js'),
+    input: join(root, 'dist', 'cli', 'quick-start.js'),
     platform: 'node',
     logLevel: 'warn',
-    output: { file: join(root, 'dist', 'quick-bundle', 'loader.cjs'), format: 'cjs' },
+    output: { file: join(root, 'dist', 'quick-bundle', 'loader.cjs'), format: 'cjs', codeSplitting: false, dynamicImportInCjs: false },
   });
 }
 
