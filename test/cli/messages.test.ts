@@ -135,7 +135,9 @@ describe('one prefix, plain words', () => {
     const directory = runCli(['replay', dir]);
     expect(directory.code).toBe(2);
     expect(directory.stderr).toContain(': cannot read: is a directory');
-    expect(`${missing.stderr}${directory.stderr}`).not.toMatch(/E[A-Z]{3,}/);
+    // The temporary directory's random name may hold capitals of its own: leave the paths out.
+    const words = `${missing.stderr}${directory.stderr}`.split(dir).join('');
+    expect(words).not.toMatch(/E[A-Z]{3,}/);
   });
 
   it('puts the usage errors of the command line under the same prefix', () => {
