@@ -34,6 +34,9 @@ import type { UsageRecords } from './types.js';
  */
 export const PLACEMENT_BYTES_PER_RECORD = 156;
 
+/** A start above any offset, finite so that 0 times it is 0. */
+const NEVER = 2 ** 1000;
+
 export class Placement {
   readonly offsets: Float64Array;
   /** Highest end so far (unaligned). */
@@ -101,8 +104,20 @@ export class Placement {
    * runStart/runEnd[0, m); returns m. Zero-sized records occupy nothing.
    */
   occupied(rec: number): number {
+    return this.occupiedAt(this.layout.posOf[rec] as number);
+  }
+
+  /** The positions of the given records in the layout, which {@link occupiedAt} and {@link placeAt} take. */
+  positions(recs: ArrayLike<number>): Int32Array {
+    const posOf = this.layout.posOf;
+    const out = new Int32Array(recs.length);
+    for (let k = 0; k < recs.length; k++) out[k] = posOf[recs[k] as number] as number;
+    return out;
+  }
+
+  /** {@link occupied} for the record at position `p`. */
+  occupiedAt(p: number): number {
     const L = this.layout;
-    const p = L.posOf[rec] as number;
     const a = L.first[p] as number;
     const b = L.last[p] as number;
     const bb = L.blockBits;
@@ -158,46 +173,37 @@ export class Placement {
     const re = this.accEnd;
     const ts = this.tmpStart;
     const te = this.tmpEnd;
-    // Sentinels past both lists: each step takes the lower start (the runs so far on ties) with no end test.
-    ps[c] = Infinity;
-    rs[m] = Infinity;
+    // A merge without a branch per step (the order of two offsets is a coin toss to the processor):
+    // each step takes the lower start of the two lists (the runs so far on ties) by arithmetic on
+    // 0/1, and either extends the current run or closes it and opens one. Past the end of each list
+    // sits a start that is never taken (and an end of 0, so that the arithmetic stays finite).
+    ps[c] = NEVER;
+    pe[c] = 0;
+    rs[m] = NEVER;
+    re[m] = 0;
     let i = 0;
     let j = 0;
-    let cs: number;
-    let ce: number;
-    if ((ps[0] as number) < (rs[0] as number)) {
-      cs = ps[0] as number;
-      ce = pe[0] as number;
-      j = 1;
-    } else {
-      cs = rs[0] as number;
-      ce = re[0] as number;
-      i = 1;
-    }
+    // An empty run at the lowest start, which the first range extends.
+    let cs = Math.min(ps[0] as number, rs[0] as number);
+    let ce = cs;
     let w = 0;
-    for (let k = m + c - 1; k > 0; k--) {
+    for (let k = m + c; k > 0; k--) {
       const x = ps[j] as number;
       const y = rs[i] as number;
-      let s: number;
-      let e: number;
-      if (x < y) {
-        s = x;
-        e = pe[j] as number;
-        j++;
-      } else {
-        s = y;
-        e = re[i] as number;
-        i++;
-      }
-      if (s > ce) {
-        ts[w] = cs;
-        te[w] = ce;
-        w++;
-        cs = s;
-        ce = e;
-      } else if (e > ce) {
-        ce = e;
-      }
+      const t = +(x < y);
+      const u = 1 - t;
+      const s = t * x + u * y;
+      const e = t * (pe[j] as number) + u * (re[i] as number);
+      j += t;
+      i += u;
+      // The run so far is written each step; it stays only when the next range opens a new one.
+      ts[w] = cs;
+      te[w] = ce;
+      const g = +(s > ce);
+      w += g;
+      // Offsets are integers below 2^53, so these differences and sums are exact.
+      cs += g * (s - cs);
+      ce += +(e > ce) * (e - ce);
     }
     ts[w] = cs;
     te[w] = ce;
@@ -255,13 +261,20 @@ export class Placement {
 
   /** Places `rec` at `offset`; unindexed records (XLA's zero-sized ones) are never reported. */
   place(rec: number, offset: number, indexed = true): void {
-    const size = this.r.size[rec] as number;
+    if (indexed) {
+      this.placeAt(rec, this.layout.posOf[rec] as number, this.r.size[rec] as number, offset);
+      return;
+    }
+    this.offsets[rec] = offset;
+    this.totalBytes = Math.max(this.totalBytes, offset + (this.r.size[rec] as number));
+    this.placed++;
+  }
+
+  /** {@link place} for record `rec` of `size` bytes at position `p`, indexed. */
+  placeAt(rec: number, p: number, size: number, offset: number): void {
     this.offsets[rec] = offset;
     this.totalBytes = Math.max(this.totalBytes, offset + size);
-    const seq = this.placed++;
-    if (!indexed) return;
-    const p = this.layout.posOf[rec] as number;
-    this.seq[p] = seq;
+    this.seq[p] = this.placed++;
     const end = alignUp(offset + size, this.alignmentBytes);
     this.rangeStart[p] = offset;
     this.rangeEnd[p] = end;
