@@ -155,22 +155,65 @@ export class Placement {
     if (this.tmpStart.length < m + count + 1) this.grow(m + count + 1);
     const S = this.slotStart;
     const E = this.slotEnd;
-    const first = this.slotFirst;
-    const last = this.slotLast;
-    // The ranges of the block's records that count, still by offset, copied without a branch per record.
+    // The ranges of the block's records that meet [a, b], still by offset, copied without a branch
+    // per record; a bound that every record of the block meets is not tested.
     const ps = this.pickStart;
     const pe = this.pickEnd;
+    const checkFirst = (this.layout.blockFirstMax[blk] as number) > b;
+    const checkLast = (this.layout.blockLastMin[blk] as number) < a;
     let c = 0;
-    for (let q = o, qe = o + count; q < qe; q++) {
-      const s = S[q] as number;
-      const e = E[q] as number;
-      ps[c] = s;
-      pe[c] = e;
-      c += (((last[q] as number) >= a) as unknown as number) & (((first[q] as number) <= b) as unknown as number) & ((e > s) as unknown as number);
+    const qe = o + count;
+    if (checkFirst && checkLast) {
+      const first = this.slotFirst;
+      const last = this.slotLast;
+      for (let q = o; q < qe; q++) {
+        ps[c] = S[q] as number;
+        pe[c] = E[q] as number;
+        c += (((last[q] as number) >= a) as unknown as number) & (((first[q] as number) <= b) as unknown as number);
+      }
+    } else if (checkLast) {
+      const last = this.slotLast;
+      for (let q = o; q < qe; q++) {
+        ps[c] = S[q] as number;
+        pe[c] = E[q] as number;
+        c += ((last[q] as number) >= a) as unknown as number;
+      }
+    } else if (checkFirst) {
+      const first = this.slotFirst;
+      for (let q = o; q < qe; q++) {
+        ps[c] = S[q] as number;
+        pe[c] = E[q] as number;
+        c += ((first[q] as number) <= b) as unknown as number;
+      }
+    } else {
+      for (let q = o; q < qe; q++) {
+        ps[c] = S[q] as number;
+        pe[c] = E[q] as number;
+        c++;
+      }
     }
     if (c === 0) return m;
     const rs = this.accStart;
     const re = this.accEnd;
+    if (m === 0) {
+      // The first block: its ranges coalesced, nothing to merge them with.
+      let cs = ps[0] as number;
+      let ce = pe[0] as number;
+      let w = 0;
+      for (let j = 1; j < c; j++) {
+        const s = ps[j] as number;
+        const e = pe[j] as number;
+        rs[w] = cs;
+        re[w] = ce;
+        const g = +(s > ce);
+        w += g;
+        cs += g * (s - cs);
+        ce += +(e > ce) * (e - ce);
+      }
+      rs[w] = cs;
+      re[w] = ce;
+      return w + 1;
+    }
     const ts = this.tmpStart;
     const te = this.tmpEnd;
     // A merge without a branch per step (the order of two offsets is a coin toss to the processor):
@@ -278,6 +321,8 @@ export class Placement {
     const end = alignUp(offset + size, this.alignmentBytes);
     this.rangeStart[p] = offset;
     this.rangeEnd[p] = end;
+    // A record that occupies nothing takes no slot: the merges see only ranges of positive length.
+    if (end <= offset) return;
     // Into its block's slots, after those at or below its offset (earlier placements first on ties).
     const blk = p >> this.layout.blockBits;
     const o = blk << this.layout.blockBits;

@@ -39,6 +39,9 @@ export class TimeClasses {
   /** Per block: smallest first and largest last time index of its records. */
   readonly blockFirst: Int32Array;
   readonly blockLast: Int32Array;
+  /** Per block: largest first and smallest last time index of its records. */
+  readonly blockFirstMax: Int32Array;
+  readonly blockLastMin: Int32Array;
   /** The classes that have records. */
   readonly classCount: number;
   /**
@@ -107,10 +110,14 @@ export class TimeClasses {
     const blocks = (n >> blockBits) + 1;
     this.blockFirst = new Int32Array(blocks).fill(0x7fffffff);
     this.blockLast = new Int32Array(blocks).fill(-1);
+    this.blockFirstMax = new Int32Array(blocks).fill(-1);
+    this.blockLastMin = new Int32Array(blocks).fill(0x7fffffff);
     for (let p = 0; p < n; p++) {
       const k = p >> blockBits;
       this.blockFirst[k] = Math.min(this.blockFirst[k] as number, this.first[p] as number);
       this.blockLast[k] = Math.max(this.blockLast[k] as number, this.last[p] as number);
+      this.blockFirstMax[k] = Math.max(this.blockFirstMax[k] as number, this.first[p] as number);
+      this.blockLastMin[k] = Math.min(this.blockLastMin[k] as number, this.last[p] as number);
     }
     // Start tables: one walk per class over its positions (first times ascending).
     this.steps = (T >> grainBits) + 2;
