@@ -6,12 +6,48 @@
 // (dist/trace/pipeline/reader-thread.js) is bundled apart into dist/reader-bundle/, so that it starts
 // sooner too. The library (dist/index.js) and the compare workers (dist/sweep/worker.js, which load
 // allocator modules by URL) are not bundled.
-import { rmSync } from 'node:fs';
+//
+// `memsim --version` and `memsim replay` run from a third bundle, dist/quick-bundle/ (entry
+// dist/cli/quick.js): CommonJS, which dist/cli/quick-loader.js compiles with V8's code cache (Node 20
+// keeps no code cache for ES modules). The cache is written here, by running the two commands once
+// on a small trace, and again by any run that finds none that fits its Node.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Two substitutions in both CLI bundles, each for start-up (loading `node:child_process` or `node:tty`
+ * loads Node's sockets and streams, some 5 ms together):
+ * - chalk's colour support detection (it asks `node:tty` at import) answers "no colour": memsim gives
+ *   every chalk instance its level (src/report/format.ts) and never uses chalk's default instance;
+ * - commander's `node:child_process`, for subcommands that are executables (memsim has none), loads
+ *   when one is spawned.
+ */
+const startUp = {
+  name: 'memsim-start-up',
+  resolveId(source, importer) {
+    if (source === '#supports-color' && /[/\\]chalk[/\\]/.test(importer ?? '')) return '\0memsim:no-colour-detection';
+    if (source === 'node:child_process' && /[/\\]commander[/\\]/.test(importer ?? '')) return '\0memsim:child-process-when-used';
+    return null;
+  },
+  load(id) {
+    if (id === '\0memsim:no-colour-detection') return 'export default { stdout: false, stderr: false };';
+    if (id === '\0memsim:child-process-when-used') {
+      return [
+        "import { createRequire } from 'node:module';",
+        'export function spawn(...args) {',
+        "  return createRequire(import.meta.url)('node:child_process').spawn(...args);",
+        '}',
+      ].join('\n');
+    }
+    return null;
+  },
+};
 
 /** Bundles `entry` (a module of dist/) into `dir` with the chunk names of the CLI bundle. */
 async function bundle(entry, dir, entryFileName) {
@@ -20,10 +56,44 @@ async function bundle(entry, dir, entryFileName) {
   await build({
     input: join(root, 'dist', entry),
     platform: 'node',
+    plugins: [startUp],
     logLevel: 'warn',
     output: { dir: out, format: 'esm', entryFileNames: entryFileName, chunkFileNames: '[name]-[hash].js' },
   });
 }
 
+/** The quick bundle: CommonJS, without the HTML report of `replay` (whose modules await at top level). */
+async function quickBundle() {
+  const out = join(root, 'dist', 'quick-bundle');
+  rmSync(out, { recursive: true, force: true });
+  await build({
+    input: join(root, 'dist', 'cli', 'quick.js'),
+    platform: 'node',
+    plugins: [startUp],
+    logLevel: 'warn',
+    // quick.js hands `replay --format html` to the whole CLI before its action starts.
+    external: (id) => /[/\\]replay-html\.js$/.test(id),
+    output: { dir: out, format: 'cjs', entryFileNames: 'index.cjs', chunkFileNames: '[name]-[hash].cjs', dynamicImportInCjs: false },
+  });
+}
+
+/** Runs `--version` and a replay of a small trace once, so that the quick bundle's code cache is written. */
+function warmQuickBundle() {
+  const dir = mkdtempSync(join(tmpdir(), 'memsim-warm-'));
+  try {
+    const trace = join(dir, 'warm.csv');
+    writeFileSync(trace, 'op,id,size,step\nalloc,a,1000,0\nalloc,b,2000,0\nfree,a,,1\nfree,b,,1\n');
+    const bin = join(root, 'bin', 'memsim.js');
+    for (const args of [['replay', trace], ['--version']]) {
+      const r = spawnSync(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+      if (r.status !== 0) throw new Error(`memsim ${args.join(' ')} failed while warming the quick bundle: ${r.stderr}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 await bundle(join('cli', 'index.js'), 'cli-bundle', 'index.js');
+await quickBundle();
+warmQuickBundle();
 await bundle(join('trace', 'pipeline', 'reader-thread.js'), 'reader-bundle', 'reader-thread.js');

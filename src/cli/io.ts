@@ -1,16 +1,26 @@
-import { isatty } from 'node:tty';
+import { fstatSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { OutputClosed, UsageError } from '../errors.js';
 import { OutputFile, writeText } from '../output/index.js';
 import { DEFAULT_WIDTH, MIN_WIDTH } from '../report/layout.js';
 import { formatCount } from '../util/bytes.js';
 
+const nodeRequire = createRequire(import.meta.url);
+
 /**
  * Whether file descriptor `fd` is a terminal. Asked of the descriptor, not of `process.stdout`: that
  * stream, once made, puts a pipe in non-blocking mode and reports its errors asynchronously; memsim
- * writes through {@link OutputFile} instead.
+ * writes through {@link OutputFile} instead. Only a character device can be a terminal, and asking
+ * that needs no `node:tty`, whose loading (sockets, streams) costs some milliseconds of start-up: a
+ * pipe or a file is answered without it.
  */
 export function isTerminal(fd: 1 | 2): boolean {
-  return isatty(fd);
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false; // a closed descriptor
+  }
+  return (nodeRequire('node:tty') as typeof import('node:tty')).isatty(fd);
 }
 
 /** Whether to colour output written to stdout: a TTY, no NO_COLOR, no --no-color. */

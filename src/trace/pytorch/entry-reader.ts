@@ -1,6 +1,6 @@
 import { Unpickler } from './pickle.js';
 import type { PickleValue } from './pickle-value.js';
-import { Decoded, FramesList, RawFrameLists } from './raw-frames.js';
+import { Decoded, FramesList, RawFrameLists, STORED_LIST } from './raw-frames.js';
 import { actionCode } from './snapshot.js';
 import { KEY_ACTION, KEY_ADDR, KEY_FRAMES, KEY_OTHER, KEY_TIME, keyCode, type TraceRows } from './trace-rows.js';
 
@@ -22,6 +22,12 @@ export abstract class EntryReader extends Unpickler {
   private readonly undoIndex: number[] = [];
   private readonly undoValue: (PickleValue | undefined)[] = [];
   private undoCount = 0;
+
+  /** A memo reference run as an opcode: a stored frames list comes back as an object (see RawFrameLists.store). */
+  protected override memoGet(i: number): PickleValue {
+    const v = super.memoGet(i);
+    return v === (STORED_LIST as unknown) ? (this.raw.listAt(i) as unknown as PickleValue) : v;
+  }
 
   protected override memoPut(i: number): void {
     super.memoPut(i);
@@ -162,7 +168,17 @@ export abstract class EntryReader extends Unpickler {
             i = ((buf[p] as number) | ((buf[p + 1] as number) << 8) | ((buf[p + 2] as number) << 16)) + (buf[p + 3] as number) * 16777216;
             p += 4;
           }
-          const m = memo[i];
+          let m = memo[i];
+          if (m === (STORED_LIST as unknown)) {
+            // A complete frames list taken by an earlier entry (the frames of a free_completed are
+            // its free_requested's), by its memo index.
+            if (code === KEY_FRAMES && !isMemoStore(buf[p])) {
+              if (raw.isSkippedAt(i) && rows.needsNoFrames(k)) rows.setFramesSkipped(k);
+              else rows.setFramesRaw(k, raw.sealAt(i));
+              continue;
+            }
+            m = raw.listAt(i) as unknown as PickleValue;
+          }
           // A decoded container may be referenced only as a complete frames list.
           if (m === undefined || (m instanceof Decoded && (!(m instanceof FramesList) || (m.raw < 0 && m.skipFrom < 0)))) return this.undo(list);
           if (code === KEY_ACTION && typeof m === 'string') rows.setAction(k, this.actionAt(i, m), m);
@@ -176,6 +192,7 @@ export abstract class EntryReader extends Unpickler {
           // EMPTY_LIST: the entry's frames (a list as another key's value is left to the opcodes).
           if (code !== KEY_FRAMES || list !== null) return this.undo(list);
           list = new FramesList();
+          const stores = this.undoCount;
           p = this.memoAfter(p, list as unknown as PickleValue);
           if (p < 0) return this.undo(list);
           if (rows.needsNoFrames(k)) {
@@ -190,6 +207,7 @@ export abstract class EntryReader extends Unpickler {
             }
             raw.skip(list, from, p);
             rows.setFramesSkipped(k);
+            this.storeList(stores, list);
             continue;
           }
           // Its frames, in batches of MARK, memo references, APPENDS.
@@ -201,6 +219,7 @@ export abstract class EntryReader extends Unpickler {
             p = after;
           }
           rows.set(k, 'frames', list as unknown as PickleValue, raw);
+          this.storeList(stores, list);
           continue;
         }
         default: {
@@ -301,6 +320,17 @@ export abstract class EntryReader extends Unpickler {
       if (old === undefined) this.memoCount++;
       memo[i] = v;
       this.forget(i);
+    }
+  }
+
+  /**
+   * The memo entries that the entry being read stored `list` in (those from undo record `from` on
+   * that held nothing before) hold it as RawFrameLists.store does.
+   */
+  private storeList(from: number, list: FramesList): void {
+    for (let j = from; j < this.undoCount; j++) {
+      const i = this.undoIndex[j] as number;
+      if (this.undoValue[j] === undefined && this.memo[i] === (list as unknown)) this.raw.store(i, list);
     }
   }
 

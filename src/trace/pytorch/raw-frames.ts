@@ -38,6 +38,14 @@ export class FramesList extends Decoded {
 }
 
 /**
+ * What a memo entry holds for a complete frames list that an entry took (see
+ * {@link RawFrameLists.store}): the list is known by its memo index alone, so that the hundreds of
+ * thousands of lists of a large snapshot leave no object behind for the collector to keep and trace.
+ */
+class StoredList extends Decoded {}
+export const STORED_LIST: Decoded = new StoredList();
+
+/**
  * The frames lists of the trace entries, each stored once by content: list `r` is the frame numbers
  * `runs.data[runs.start[r] .. runs.start[r + 1])`, frame `f` the dict `objects[f]` (0: an element
  * that is not a dict). Frames are numbered by identity, as the plain path caches them: a stack follows
@@ -52,6 +60,14 @@ export class RawFrameLists {
   private open: FramesList | null = null;
   /** How many times a memo entry that held a known frame was stored again (see {@link skip}). */
   private overwrites = 0;
+  /**
+   * Per memo index holding {@link STORED_LIST}: the list's number, or -1 for a skipped list, whose
+   * bytes and memo state (as in {@link FramesList}) are in the other three.
+   */
+  private storedRaw = new Int32Array(0);
+  private storedFrom = new Int32Array(0);
+  private storedTo = new Int32Array(0);
+  private storedStamp = new Uint32Array(0);
   /** The pickle and memo of the skipped lists, to read them when they are needed after all. */
   private buf: Uint8Array = new Uint8Array(0);
   private memo: PickleValue[] = [];
@@ -232,6 +248,63 @@ export class RawFrameLists {
     this.objects.push(v as PickleDict);
     (v as Numbered)[FRAME_NUMBER] = f;
     return f;
+  }
+
+  /**
+   * Memo entry `i`, which held `list` (complete: sealed or skipped) and nothing before the entry
+   * that made it, holds {@link STORED_LIST} from now on; the list object is let go.
+   */
+  store(i: number, list: FramesList): void {
+    if (i >= this.storedRaw.length) {
+      const n = Math.max(i + 1, this.storedRaw.length * 2, 1024);
+      const grow = <T extends Int32Array | Uint32Array>(a: T, b: T): T => {
+        b.set(a);
+        return b;
+      };
+      this.storedRaw = grow(this.storedRaw, new Int32Array(n));
+      this.storedFrom = grow(this.storedFrom, new Int32Array(n));
+      this.storedTo = grow(this.storedTo, new Int32Array(n));
+      this.storedStamp = grow(this.storedStamp, new Uint32Array(n));
+    }
+    if (list.raw >= 0) {
+      this.storedRaw[i] = list.raw;
+    } else {
+      this.storedRaw[i] = -1;
+      this.storedFrom[i] = list.skipFrom;
+      this.storedTo[i] = list.skipTo;
+      this.storedStamp[i] = list.stamp;
+    }
+    this.memo[i] = STORED_LIST as unknown as PickleValue;
+  }
+
+  /** Whether the list that memo entry `i` holds as {@link STORED_LIST} is a skipped one. */
+  isSkippedAt(i: number): boolean {
+    return (this.storedRaw[i] as number) < 0;
+  }
+
+  /** The list that memo entry `i` holds as {@link STORED_LIST}, as an object again (which the entry then holds). */
+  listAt(i: number): FramesList {
+    const list = new FramesList();
+    const r = this.storedRaw[i] as number;
+    if (r >= 0) {
+      list.raw = r;
+    } else {
+      list.skipFrom = this.storedFrom[i] as number;
+      list.skipTo = this.storedTo[i] as number;
+      list.stamp = this.storedStamp[i] as number;
+    }
+    this.memo[i] = list as unknown as PickleValue;
+    return list;
+  }
+
+  /** {@link seal} of the list that memo entry `i` holds as {@link STORED_LIST}. */
+  sealAt(i: number): number {
+    const r = this.storedRaw[i] as number;
+    if (r >= 0) return r;
+    const raw = this.seal(this.listAt(i));
+    this.storedRaw[i] = raw;
+    this.memo[i] = STORED_LIST as unknown as PickleValue;
+    return raw;
   }
 
   /** The number of a complete list (when an entry takes it): an equal stored list's, else a new one. */

@@ -26,6 +26,22 @@ export class RunIndex {
   }
 
   /**
+   * Makes room for `runs` runs in all without growing the run table or rehashing (an estimate: a
+   * larger count still grows as usual).
+   */
+  reserveRuns(runs: number): void {
+    if (runs + 2 > this.start.length) {
+      this.start = growU32(this.start, runs + 2);
+      const hs = new Int32Array(this.start.length);
+      hs.set(this.hashes);
+      this.hashes = hs;
+    }
+    let size = this.slots.length;
+    while (runs * 2 > size) size *= 2;
+    if (size > this.slots.length) this.rehashTo(size);
+  }
+
+  /**
    * The run equal to the `n` numbers written at {@link end}: an existing one (the written numbers are
    * then dropped) or a new one made of them.
    */
@@ -74,7 +90,11 @@ export class RunIndex {
   }
 
   private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2);
+    this.rehashTo(this.slots.length * 2);
+  }
+
+  private rehashTo(size: number): void {
+    const slots = new Int32Array(size);
     const mask = slots.length - 1;
     for (let r = 0; r < this.count; r++) {
       const h = this.hashes[r] as number;

@@ -2,7 +2,7 @@ import { setItem } from './pickle-machine.js';
 import { EntryReader } from './entry-reader.js';
 import { unpickle } from './pickle.js';
 import { dictSet, type PickleDict, type PickleValue } from './pickle-value.js';
-import { Decoded, FramesList, ReadAgain } from './raw-frames.js';
+import { Decoded, FramesList, ReadAgain, STORED_LIST } from './raw-frames.js';
 import type { DeviceTrace } from './snapshot.js';
 import { DeviceTraces, Entry, TraceRows } from './trace-rows.js';
 
@@ -82,9 +82,10 @@ class SnapshotUnpickler extends EntryReader {
         case 0x68: {
           // BINGET
           if (pos + 1 > end) this.truncated(1);
-          const v = memo[buf[pos++] as number];
-          if (v === undefined) this.memoGet(buf[pos - 1] as number);
-          if (v instanceof Decoded) this.reference(v);
+          const i = buf[pos++] as number;
+          let v = memo[i];
+          if (v === undefined) this.memoGet(i);
+          if (v instanceof Decoded) v = this.reference(v, i);
           stack.push(v as PickleValue);
           break;
         }
@@ -93,9 +94,9 @@ class SnapshotUnpickler extends EntryReader {
           if (pos + 4 > end) this.truncated(4);
           const i = ((buf[pos] as number) | ((buf[pos + 1] as number) << 8) | ((buf[pos + 2] as number) << 16)) + (buf[pos + 3] as number) * 16777216;
           pos += 4;
-          const v = memo[i];
+          let v = memo[i];
           if (v === undefined) this.memoGet(i);
-          if (v instanceof Decoded) this.reference(v);
+          if (v instanceof Decoded) v = this.reference(v, i);
           stack.push(v as PickleValue);
           break;
         }
@@ -239,7 +240,7 @@ class SnapshotUnpickler extends EntryReader {
     }
     this.other(op);
     // GET (text) reads the memo like BINGET.
-    if (op === 0x67 && stack[stack.length - 1] instanceof Decoded) this.reference(stack[stack.length - 1] as unknown as Decoded);
+    if (op === 0x67 && stack[stack.length - 1] instanceof Decoded) this.reference(stack[stack.length - 1] as unknown as Decoded, -1);
   }
 
   /** Values that become plain data must not be decoded containers. */
@@ -248,9 +249,14 @@ class SnapshotUnpickler extends EntryReader {
     for (let i = from; i < to; i++) if (stack[i] instanceof Decoded) throw new ReadAgain('a decoded container inside plain data');
   }
 
-  /** A memo reference to a decoded container: only a complete (or skipped) frames list may be shared (by entries). */
-  private reference(v: Decoded): void {
+  /**
+   * A memo reference (to entry `i`) to a decoded container: only a complete (or skipped) frames list
+   * may be shared (by entries); one held by its memo index comes back as an object.
+   */
+  private reference(v: Decoded, i: number): PickleValue {
+    if (v === STORED_LIST) v = this.raw.listAt(i);
     if (!(v instanceof FramesList) || (v.raw < 0 && v.skipFrom < 0)) throw new ReadAgain('a decoded container referenced twice');
+    return v as unknown as PickleValue;
   }
 
   /** EMPTY_DICT: the root, a trace entry (above a trace list's MARK, or on the list for APPEND), or a plain dict. */

@@ -58,6 +58,10 @@ export class StackTable {
       this.rawLists = raw;
       this.rawStack = new Int32Array(raw.runs.count).fill(-1);
       this.rawFrameCode = new Int32Array(raw.objects.length).fill(-1);
+      // Room for every stack of these lists at once (at most one per list, no longer than its list)
+      // instead of growing by copies as they are read.
+      this.runs.reserve(this.runs.end + raw.runs.end);
+      this.runs.reserveRuns(this.runs.count + raw.runs.count);
     }
     let s = this.rawStack[r] as number;
     if (s >= 0) return s;

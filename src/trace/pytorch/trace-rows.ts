@@ -154,6 +154,11 @@ export class TraceRows extends Decoded {
     return a !== NO_ACTION && a !== A_ALLOC;
   }
 
+  /** {@link set} of `frames` to the complete list numbered `r` of RawFrameLists. */
+  setFramesRaw(k: number, r: number): void {
+    this.frames[k] = r;
+  }
+
   /** {@link set} of `frames` to a list whose frames are not stored (see RawFrameLists.skip). */
   setFramesSkipped(k: number): void {
     this.frames[k] = FRAMES_SKIPPED;
