@@ -49,13 +49,17 @@ export class Placement {
   private readonly seq: Int32Array;
   /**
    * Per block, in the slots of its positions: its placed records sorted by offset (ties in
-   * placement order) as offset, aligned end, first and last time index; and how many.
+   * placement order) as offset, aligned end, first and last time index.
    */
   private readonly slotStart: Float64Array;
   private readonly slotEnd: Float64Array;
   private readonly slotFirst: Int32Array;
   private readonly slotLast: Int32Array;
-  private readonly sortedCount: Int32Array;
+  /**
+   * Per block k, at 8k: how many of its records are placed, then its time bounds (the layout's
+   * blockTimes): what a window asks of a block, in one cache line.
+   */
+  private readonly blockInfo: Int32Array;
   private placed = 0;
   /** Runs being built, and the buffer the next merge writes. */
   private accStart: Float64Array;
@@ -86,7 +90,10 @@ export class Placement {
     this.slotEnd = new Float64Array(n);
     this.slotFirst = new Int32Array(n);
     this.slotLast = new Int32Array(n);
-    this.sortedCount = new Int32Array((n >> layout.blockBits) + 1);
+    const blocks = (n >> layout.blockBits) + 1;
+    this.blockInfo = new Int32Array(8 * blocks);
+    const bt = this.layout.blockTimes;
+    for (let k = 0; k < blocks; k++) for (let x = 0; x < 4; x++) this.blockInfo[8 * k + 1 + x] = bt[4 * k + x] as number;
     const cap = 64;
     this.accStart = new Float64Array(cap);
     this.accEnd = new Float64Array(cap);
@@ -121,6 +128,7 @@ export class Placement {
     const a = L.first[p] as number;
     const b = L.last[p] as number;
     const bb = L.blockBits;
+    const bi = this.blockInfo;
     let m = 0;
     let done = -1;
     for (let k = 0; k < L.classCount; k++) {
@@ -128,7 +136,8 @@ export class Placement {
       const to = L.windowEnd(k, b);
       if (from >= to) continue;
       for (let blk = Math.max(from >> bb, done + 1), last = (to - 1) >> bb; blk <= last; blk++) {
-        if ((this.sortedCount[blk] as number) === 0 || (L.blockLast[blk] as number) < a || (L.blockFirst[blk] as number) > b) continue;
+        const info = 8 * blk;
+        if ((bi[info] as number) === 0 || (bi[info + 2] as number) < a || (bi[info + 1] as number) > b) continue;
         m = this.mergeBlock(blk, a, b, m);
       }
       done = (to - 1) >> bb;
@@ -151,7 +160,8 @@ export class Placement {
   /** Merges the placed records of block `blk` that meet [a, b] (and occupy bytes) into the m runs so far. */
   private mergeBlock(blk: number, a: number, b: number, m: number): number {
     const o = blk << this.layout.blockBits;
-    const count = this.sortedCount[blk] as number;
+    const bi = this.blockInfo;
+    const count = bi[8 * blk] as number;
     if (this.tmpStart.length < m + count + 1) this.grow(m + count + 1);
     const S = this.slotStart;
     const E = this.slotEnd;
@@ -159,8 +169,8 @@ export class Placement {
     // per record; a bound that every record of the block meets is not tested.
     const ps = this.pickStart;
     const pe = this.pickEnd;
-    const checkFirst = (this.layout.blockFirstMax[blk] as number) > b;
-    const checkLast = (this.layout.blockLastMin[blk] as number) < a;
+    const checkFirst = (bi[8 * blk + 3] as number) > b;
+    const checkLast = (bi[8 * blk + 4] as number) < a;
     let c = 0;
     const qe = o + count;
     if (checkFirst && checkLast) {
@@ -326,8 +336,8 @@ export class Placement {
     // Into its block's slots, after those at or below its offset (earlier placements first on ties).
     const blk = p >> this.layout.blockBits;
     const o = blk << this.layout.blockBits;
-    let j = o + (this.sortedCount[blk] as number);
-    this.sortedCount[blk] = (this.sortedCount[blk] as number) + 1;
+    let j = o + (this.blockInfo[8 * blk] as number);
+    this.blockInfo[8 * blk] = j - o + 1;
     const S = this.slotStart;
     const E = this.slotEnd;
     const F = this.slotFirst;
