@@ -41,6 +41,13 @@ export class SegmentLayout {
   /** Free ranges keyed (start, end), and the same keyed (size, start). */
   private readonly gaps = new OrderedSet();
   private readonly gapSizes = new OrderedSet();
+  /**
+   * The answer of the last {@link freeBytesFrom}: the free range at or before `gapQueryAt` (a cursor
+   * of `gaps`), reused by the {@link take} at the same address that follows it; NaN once the free
+   * ranges change.
+   */
+  private gapQueryAt = NaN;
+  private gapQuery = -1;
   /** Live blocks keyed (start, end), payload = the caller's block id. */
   private readonly used = new OrderedSet();
   /** Sum of segment sizes. */
@@ -123,17 +130,20 @@ export class SegmentLayout {
 
   private addGap(start: number, end: number): void {
     if (end <= start) return;
+    this.gapQueryAt = NaN;
     this.gaps.insert(start, end);
     if (this.bySize) this.gapSizes.insert(end - start, start);
   }
 
   private removeGap(start: number, end: number): void {
+    this.gapQueryAt = NaN;
     this.gaps.remove(start, end);
     if (this.bySize) this.gapSizes.remove(end - start, start);
   }
 
   /** Changes the free range at cursor `g` from [s, e) to [ns, ne) (in place where the set allows). */
   private moveGap(g: number, s: number, e: number, ns: number, ne: number): void {
+    this.gapQueryAt = NaN;
     if (!this.gaps.replace(g, ns, ne)) {
       this.gaps.remove(s, e);
       this.gaps.insert(ns, ne);
@@ -172,7 +182,7 @@ export class SegmentLayout {
 
   /** Removes [start, end) from the free ranges; false when it is not wholly inside one. */
   private carve(start: number, end: number): boolean {
-    const g = this.gaps.predecessor(start, Infinity);
+    const g = start === this.gapQueryAt ? this.gapQuery : this.gaps.predecessor(start, Infinity);
     if (g < 0) return false;
     const gs = this.gaps.a(g);
     const ge = this.gaps.b(g);
@@ -339,6 +349,8 @@ export class SegmentLayout {
   /** Size of the free range from `addr` to the end of the free range that contains it, or -1. */
   freeBytesFrom(addr: number): number {
     const g = this.gaps.predecessor(addr, Infinity);
+    this.gapQueryAt = addr;
+    this.gapQuery = g;
     if (g < 0 || this.gaps.b(g) <= addr) return -1;
     return this.gaps.b(g) - addr;
   }

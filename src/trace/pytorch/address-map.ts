@@ -60,6 +60,26 @@ export class AddressMap {
     }
   }
 
+  /** The value at `addr` (0 when there is none), which then becomes one more: one probe for both. */
+  increment(addr: number): number {
+    const keys = this.keys;
+    const mask = keys.length - 1;
+    for (let i = this.slot(addr, mask); ; i = (i + 1) & mask) {
+      const k = keys[i] as number;
+      if (k === addr) {
+        const v = this.values[i] as number;
+        this.values[i] = v + 1;
+        return v;
+      }
+      if (k === -1) {
+        keys[i] = addr;
+        this.values[i] = 1;
+        if (++this.count * 2 > keys.length) this.resize(keys.length * 2);
+        return 0;
+      }
+    }
+  }
+
   delete(addr: number): void {
     const keys = this.keys;
     const values = this.values;

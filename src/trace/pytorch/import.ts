@@ -132,9 +132,7 @@ export class Converter {
 
   /** The next occurrence number at an address (the `n` of a new allocation's id there). */
   private nextOcc(address: number): number {
-    const n = Math.max(0, this.occurrences.get(address));
-    this.occurrences.set(address, n + 1);
-    return n;
+    return this.occurrences.increment(address);
   }
 
   /** The tag of a stack: its innermost frame (the rule of `FrameTags`). */

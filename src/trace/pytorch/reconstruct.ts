@@ -81,7 +81,9 @@ function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems:
     if (a === A_ALLOC) {
       live.set(addr, 1);
     } else if (live.get(addr) >= 0) {
+      // Touched already, by its alloc.
       live.delete(addr);
+      continue;
     } else if (touched.get(addr) < 0) {
       // A free_completed's size is the block's requested size (free_block records requested_size).
       out.push({ address: addr, requestedBytes: t.size[k] as number, blockBytes: 0, stream: t.stream[k] as number, frames: undefined, liveAtEnd: false });
