@@ -3,7 +3,7 @@ import { allocatorConfiguration, resolveOptions } from '../allocators/registry.j
 import type { AllocatorDefinition, OnlineAllocator } from '../allocators/types.js';
 import { originFormat, type Trace } from '../trace/model.js';
 import { kindMismatchNote, PlacementComparison } from './fidelity.js';
-import type { TraceFeed } from '../trace/pipeline/feed.js';
+import { emptyTrace, type TraceFeed } from '../trace/pipeline/feed.js';
 import { replayInSteps, type ReplayOptions, type ReplayOutcome } from './replay.js';
 import { buildReplayReport, type ReplayReport } from './report.js';
 import { chooseStart, type StartMode, startNote } from './start.js';
@@ -63,6 +63,24 @@ interface StartedRun {
   steps: Generator<number, ReplayOutcome, number>;
   /** The run's report, from the engine's outcome (once the trace is complete). */
   result(outcome: ReplayOutcome): RunResult;
+}
+
+/**
+ * The warm-up of a {@link replayFeed} run made ahead, while the reading thread starts and the trace's
+ * first events are not there yet (the replaying thread would only wait then): with the allocator and
+ * options of `run`, and a trace with no events standing in for the one being read. Returns whether
+ * it ran (then `replayFeed` is told so and skips its own); a problem with the options is left for
+ * the run to report, in its place.
+ */
+export function warmUpAhead(run: RunOptions, path: string): boolean {
+  if (run.allocator === undefined) return false;
+  try {
+    const stand = emptyTrace(path);
+    const { def, options } = allocatorConfiguration(run.allocator, run.options ?? {});
+    return warmUp(def, resolveOptions(def, options, stand).values, stand);
+  } catch {
+    return false;
+  }
 }
 
 /** `long`: the trace is long enough for the allocator's code to be optimized (see warm-up.ts). */
@@ -131,12 +149,12 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
  * {@link replay} of a trace still being read on another thread: the replay runs as the events arrive,
  * when the allocator allows it (its definition's `streams`), else once the trace is complete. The
  * report is the one `replay` gives for the complete trace, byte for byte; reading problems are thrown
- * as reading it would.
+ * as reading it would. `warmedUp`: {@link warmUpAhead} ran for `run`.
  */
-export async function replayFeed(feed: TraceFeed, run: RunOptions = {}): Promise<RunResult> {
+export async function replayFeed(feed: TraceFeed, run: RunOptions = {}, warmedUp = false): Promise<RunResult> {
   const trace = feed.trace;
-  // Only large files are read on another thread.
-  const r = startRun(trace, run, true);
+  // Only large files are read on another thread: warmed up here unless {@link warmUpAhead} did it.
+  const r = startRun(trace, run, !warmedUp);
   if (!r.streams) await feed.finish();
   let step = r.steps.next();
   for (;;) {

@@ -1,7 +1,8 @@
-import { extname } from 'node:path';
+import { extname, resolve } from 'node:path';
 import { TraceError, UsageError } from '../errors.js';
 import { TraceBuilder } from './builder.js';
 import type { Trace } from './model.js';
+import { takeEarlyBytes } from './pipeline/early-slot.js';
 import { loadReader, type ReadOptions, type TraceReader, traceReaders } from './readers.js';
 import { ByteSource } from './source.js';
 
@@ -46,9 +47,12 @@ export interface OpenedTrace {
   reader: TraceReader;
 }
 
-/** Opens a trace file (or `-`), reads its first chunk and picks its reader. */
-export function openTrace(path: string, options: ReadOptions = {}): OpenedTrace {
-  const src = new ByteSource(path, 1 << 20, options.onProgress);
+/**
+ * Opens a trace file (or `-`), reads its first chunk and picks its reader. `whole`: the file's bytes,
+ * read already (then nothing more is read).
+ */
+export function openTrace(path: string, options: ReadOptions = {}, whole?: Uint8Array): OpenedTrace {
+  const src = new ByteSource(path, 1 << 20, options.onProgress, whole);
   src.fill();
   const head = src.buf.subarray(0, Math.min(src.end, 64 * 1024));
   return { path, src, reader: detectReader(path, head, options.format) };
@@ -72,7 +76,9 @@ export function readOpenedTrace(opened: OpenedTrace, options: ReadOptions = {}):
  * on demand: what a command that reads one trace calls, so that it loads no importer it does not use.
  */
 export async function readTraceFile(path: string, options: ReadOptions = {}): Promise<Trace> {
-  const opened = openTrace(path, options);
+  // A binary trace that `bin/memsim.js` began reading before the CLI loaded (see pipeline/early.ts).
+  const early = path === '-' ? undefined : takeEarlyBytes(resolve(path));
+  const opened = openTrace(path, options, (await early) ?? undefined);
   await loadReader(opened.reader);
   return readOpenedTrace(opened, options);
 }

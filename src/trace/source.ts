@@ -28,13 +28,13 @@ export class ByteSource {
   eof = false;
   /** Bytes discarded so far (file offset of `buf[0]`). */
   base = 0;
-  private fd: number;
-  private readonly ownsFd: boolean;
+  private fd = -1;
+  private readonly ownsFd: boolean = false;
   readonly file: string;
   private readonly chunk: number;
 
   /** Size of the file (0 when unknown, e.g. a pipe). */
-  readonly totalBytes: number;
+  readonly totalBytes: number = 0;
   /** Bytes read so far. */
   readBytes = 0;
   private readonly onRead: ((readBytes: number, totalBytes: number) => void) | undefined;
@@ -48,10 +48,20 @@ export class ByteSource {
   /** The line being read, for the message of a refused one (scanners set it). */
   lineOf: (() => number) | undefined;
 
-  constructor(file: string, chunkBytes = 1 << 20, onRead?: (readBytes: number, totalBytes: number) => void) {
+  constructor(file: string, chunkBytes = 1 << 20, onRead?: (readBytes: number, totalBytes: number) => void, whole?: Uint8Array) {
     this.file = file;
     this.onRead = onRead;
     this.chunk = chunkBytes;
+    if (whole) {
+      // The whole file, read already (see trace/pipeline/early.ts): held from the start, nothing to read.
+      this.buf = Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength);
+      this.end = this.readBytes = this.totalBytes = whole.byteLength;
+      this.eof = true;
+      this.fd = -1;
+      this.ownsFd = false;
+      this.maxHeldBytes = Math.max(this.maxHeldBytes, whole.byteLength);
+      return;
+    }
     this.buf = Buffer.allocUnsafe(chunkBytes * 2);
     if (file === '-') {
       this.fd = 0;

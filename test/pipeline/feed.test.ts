@@ -1,11 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TraceError } from '../../src/errors.js';
 import { renderJson } from '../../src/report/json.js';
-import { replay, replayFeed, type RunOptions } from '../../src/sim/run.js';
+import { replay, replayFeed, type RunOptions, warmUpAhead } from '../../src/sim/run.js';
+import { readEarly } from '../../src/trace/pipeline/early.js';
+import { takeEarlyReading } from '../../src/trace/pipeline/early-slot.js';
 import { TraceFeed } from '../../src/trace/pipeline/feed.js';
+import { PIPELINE_EVERY } from '../../src/trace/pipeline/protocol.js';
 import { readTrace } from '../../src/trace/read.js';
 import { tempDir } from '../helpers.js';
 
@@ -113,5 +117,58 @@ describe('replaying a trace while another thread reads it', () => {
     const [piped, seq] = await both(p, { allocator: 'caching', onOom: 'continue' }, 3);
     expect(seq).toContain('"capacityBytes": 104857600');
     expect(piped).toBe(seq);
+  });
+
+  describe('a reading thread started before the CLI loads', () => {
+    const body = Array.from({ length: 3000 }, (_, k) => `alloc,${k},${(k % 97) * 4096 + 1},${k >> 8}${k % 3 === 0 ? `\nfree,${k},,${k >> 8}` : ''}`).join('\n');
+    const csv = write(`op,id,size,step\n${body}\n`);
+    const argv = (...rest: string[]): string[] => ['node', 'memsim', 'replay', ...rest];
+    const init = { path: csv, every: PIPELINE_EVERY, options: { lenient: false } };
+    const expected = renderJson(replay(readTrace(csv), { allocator: 'caching' }).report);
+    const threadOfEarly = (): number | undefined => (globalThis as Record<symbol, { worker: Worker } | undefined>)[Symbol.for('memsim.earlyReading')]?.worker.threadId;
+    const threadOf = (feed: TraceFeed | null): number => (feed as unknown as { worker: Worker }).worker.threadId;
+
+    it('is taken over by a feed of the same file read alike, messages that came before included', async () => {
+      await readEarly(argv(csv, '-a', 'caching', '--placements', csv), 0);
+      // The thread reads the whole file and ends before the feed opens: everything it said is kept.
+      await new Promise((r) => setTimeout(r, 500));
+      const early = threadOfEarly();
+      const feed = await TraceFeed.open(csv, { lenient: false });
+      expect(threadOf(feed)).toBe(early);
+      expect(takeEarlyReading(csv, init)).toBeUndefined();
+      // The allocator warmed up while the thread starts, not again by the replay: the same report.
+      expect(warmUpAhead({ allocator: 'caching' }, csv)).toBe(true);
+      expect(renderJson((await replayFeed(feed as TraceFeed, { allocator: 'caching' }, true)).report)).toBe(expected);
+    });
+
+    it('is stopped, and another thread reads, when the feed reads otherwise', async () => {
+      await readEarly(argv('-a', 'caching', csv), 0);
+      const early = threadOfEarly();
+      const feed = await TraceFeed.open(csv, { lenient: true });
+      expect(threadOf(feed)).not.toBe(early);
+      expect(takeEarlyReading(csv, init)).toBeUndefined();
+      expect(renderJson((await replayFeed(feed as TraceFeed, { allocator: 'caching' })).report)).toBe(expected);
+    });
+
+    it('starts only for a replay of one streamed file, large enough, read as by default', async () => {
+      const small = write('op,id,size\nalloc,a,1\n');
+      for (const line of [
+        argv(csv, '--format', 'html'),
+        argv(csv, '--input-format=csv'),
+        argv(csv, '--lenient'),
+        argv(csv, small),
+        ['node', 'memsim', 'validate', csv],
+        argv(write('{"op":"alloc","id":"a","size":1}\n', 'json')),
+      ]) {
+        await readEarly(line, 0);
+        expect(takeEarlyReading(csv, init), line.join(' ')).toBeUndefined();
+      }
+      await readEarly(argv(csv), 1 << 30);
+      expect(takeEarlyReading(csv, init)).toBeUndefined();
+      await readEarly(argv(csv, '--output', small), 0);
+      const early = takeEarlyReading(csv, init);
+      expect(early?.file).toBe(csv);
+      await early?.worker.terminate();
+    });
   });
 });

@@ -7,6 +7,8 @@ import { renderJson } from '../../src/report/json.js';
 import { replay } from '../../src/sim/run.js';
 import { writeBinaryTrace } from '../../src/trace/binary/write.js';
 import type { Trace } from '../../src/trace/model.js';
+import { readTraceFile } from '../../src/trace/open.js';
+import { readEarly } from '../../src/trace/pipeline/early.js';
 import { checkTrace, readTrace } from '../../src/trace/read.js';
 import { alloc, type EventObject, free, tempDir, traceFromEvents } from '../helpers.js';
 import { expectSameTrace, sectionTable } from './binary-helpers.js';
@@ -198,5 +200,50 @@ describe('binary trace: damaged files', () => {
     expect(peak).not.toBe(text);
     expect(messageOf(patched('header', 0, (b, o) => b.write(peak, o, 'utf8')))).toBe('bad.mst: section "header": field "summary.peakLiveBytes": 301, but the events give 300');
     expect(messageOf(patched('header', 0, (b, o) => (b[o] = 0x5d)))).toMatch(/^bad\.mst: section "header": not valid JSON: /);
+  });
+});
+
+describe('binary trace: read whole before the CLI loads (bin/memsim.js)', () => {
+  const trace = traceFromEvents(
+    [alloc('a', 100, { tag: 'w' }), alloc('b', 2 ** 33, { step: 1 }), free('a'), alloc('c', 5, { step: 2 }), free('b')],
+    { name: 'early' },
+  );
+  const path = join(dir, 'early.mst');
+  writeBinaryTrace(trace, path);
+  const bytes = readFileSync(path);
+  const argv = (file: string): string[] => ['node', 'memsim', 'replay', file, '-a', 'bfc'];
+
+  /** What reading the file as usual gives, and what reading it after {@link readEarly} gives. */
+  async function both(file: string): Promise<[Trace | string, Trace | string]> {
+    const once = async (read: () => Promise<Trace> | Trace): Promise<Trace | string> => {
+      try {
+        return await read();
+      } catch (e) {
+        expect(e).toBeInstanceOf(TraceError);
+        return (e as Error).message;
+      }
+    };
+    const usual = await once(() => readTrace(file));
+    await readEarly(argv(file), 0);
+    return [await once(() => readTraceFile(file)), usual];
+  }
+
+  it('is the trace read as usual, its columns views of the one block of shared memory read', async () => {
+    const [early, usual] = (await both(path)) as [Trace, Trace];
+    expectSameTrace(early, usual);
+    expect(early.op.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(early.size.buffer).toBe(early.op.buffer);
+    expect(early.size.buffer.byteLength).toBe(bytes.length);
+    expect(reportOf(early, 'bfc')).toBe(reportOf(usual, 'bfc'));
+  });
+
+  it('a damaged file: the problem reading it as usual finds', async () => {
+    const cut = join(dir, 'early-cut.mst');
+    for (const n of [12, 40, bytes.length - 9]) {
+      writeFileSync(cut, bytes.subarray(0, n));
+      const [early, usual] = await both(cut);
+      expect(typeof usual).toBe('string');
+      expect(early).toBe(usual);
+    }
   });
 });

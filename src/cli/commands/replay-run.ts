@@ -2,7 +2,7 @@ import { loadAllocator } from '../../allocators/registry.js';
 import { renderJson } from '../../report/json.js';
 import { renderReplayMarkdown } from '../../report/replay-markdown.js';
 import { renderReplayText } from '../../report/replay-text.js';
-import { defaultAllocator, effectiveCapacity, replay, replayFeed, type RunOptions } from '../../sim/run.js';
+import { defaultAllocator, effectiveCapacity, replay, replayFeed, type RunOptions, warmUpAhead } from '../../sim/run.js';
 import type { ReplayReport } from '../../sim/report.js';
 import { readTraceFile } from '../../trace/open.js';
 import type { TraceFeed } from '../../trace/pipeline/feed.js';
@@ -43,6 +43,16 @@ export function oomGate(report: ReplayReport): string | undefined {
 export async function runReplay(tracePath: string, o: ReplayFlags, feedOpening: Promise<TraceFeed | null> | null): Promise<void> {
   if (o.allocator !== undefined) await loadAllocator(parseConfiguration(o.allocator).name);
   const html = o.format === 'html' ? await import('./replay-html.js') : undefined;
+  // While the reading thread starts (its first events would only be waited for), the allocator's
+  // warm-up runs here; a problem with the options is reported by the run, after any reading problem.
+  let warmedUp = false;
+  if (feedOpening && !html && o.allocator !== undefined) {
+    try {
+      warmedUp = warmUpAhead({ allocator: o.allocator, options: parseOptionPairs(o.option) }, tracePath);
+    } catch {
+      // the run says what is wrong
+    }
+  }
   const feed = feedOpening ? await feedOpening : null;
   const reading = new Progress(o.progress as ProgressMode, 'read');
   const trace =
@@ -77,7 +87,7 @@ export async function runReplay(tracePath: string, o: ReplayFlags, feedOpening: 
     if (html) {
       ({ result, page } = html.replayPage(trace, run, { capacityBytes: effectiveCapacity(trace, o.capacity), onOom: o.onOom }));
     } else if (feed) {
-      result = await replayFeed(feed, run);
+      result = await replayFeed(feed, run, warmedUp);
     } else {
       result = replay(trace, run);
     }

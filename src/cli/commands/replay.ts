@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { allocatorNames } from '../../allocators/registry.js';
+import { dropEarlyReading } from '../../trace/pipeline/early-slot.js';
 import { TraceFeed } from '../../trace/pipeline/feed.js';
 import { addAttributionOptions, attributionFlags } from '../attribution-flags.js';
 import { collect, flag, flagSchema, parseOptions } from '../flags.js';
@@ -69,6 +70,8 @@ Examples:
         // A large CSV or JSONL file is read on another thread while it is replayed (text, JSON and
         // Markdown reports: the HTML one draws states of the whole trace); the thread starts now.
         const feed = o.format !== 'html' && TraceFeed.suits(tracePath, readOptions(o)) ? TraceFeed.open(tracePath, readOptions(o)) : null;
+        // A thread started before the CLI loaded (bin/memsim.js) that this run does not read with stops.
+        if (!feed) dropEarlyReading();
         feed?.catch(() => undefined); // its failure is thrown where it is awaited
         try {
           const { runReplay } = await import('./replay-run.js');

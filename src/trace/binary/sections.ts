@@ -12,8 +12,9 @@ export interface LoadedSection {
 
 /**
  * Reads a binary trace's sections in file order, each column with one read straight into its own
- * shared memory (posting the trace to worker threads then copies nothing). Works on standard input
- * as on a file: nothing is read twice or out of order.
+ * shared memory (posting the trace to worker threads then copies nothing), or, when the whole file
+ * is in shared memory already, where it is there. Works on standard input as on a file: nothing is
+ * read twice or out of order.
  */
 export class SectionReader {
   /** File offset of the next byte not yet taken. */
@@ -36,6 +37,12 @@ export class SectionReader {
 
   /** Reads the bytes of `entry` (which must come after those read so far). */
   read(entry: SectionEntry, shared: boolean): Uint8Array {
+    const held = this.src.buf;
+    if (shared && held.buffer instanceof SharedArrayBuffer && entry.offset >= this.pos && entry.offset + entry.byteLength <= this.held) {
+      // The whole file is in shared memory already (read early, see ByteSource): the section where it is.
+      this.pos = entry.offset + entry.byteLength;
+      return new Uint8Array(held.buffer, held.byteOffset + entry.offset, entry.byteLength);
+    }
     let out: Uint8Array;
     try {
       out = shared ? new Uint8Array(new SharedArrayBuffer(entry.byteLength)) : Buffer.allocUnsafe(entry.byteLength);

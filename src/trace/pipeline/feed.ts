@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { MemsimError, TraceError, UsageError } from '../../errors.js';
@@ -8,13 +9,10 @@ import type { Trace } from '../model.js';
 import { detectReader } from '../open.js';
 import type { ReadOptions } from '../readers.js';
 import { peekBytes } from '../source.js';
-import type { PartialTrace, ReaderInit, ReaderMessage } from './protocol.js';
+import { type EarlyReading, takeEarlyReading } from './early-slot.js';
+import { PIPELINE_EVERY, PIPELINE_MIN_BYTES, READER_MODULES, type PartialTrace, type ReaderInit, type ReaderMessage } from './protocol.js';
 
-/**
- * Below this size a file is read before it is replayed: a reading thread takes some tens of
- * milliseconds to start, about what reading a few MiB takes.
- */
-export const PIPELINE_MIN_BYTES = 8 * 2 ** 20;
+export { PIPELINE_MIN_BYTES };
 
 /** Formats whose events stream from the start of the file, meta first (a JSON trace may end with its meta). */
 const STREAMED_FORMATS: readonly string[] = ['csv', 'jsonl'];
@@ -24,7 +22,7 @@ const STREAMED_FORMATS: readonly string[] = ['csv', 'jsonl'];
  * from `dist/`, the CLI bundle or the sources (tests).
  */
 function readerUrl(): URL | null {
-  for (const path of ['dist/reader-bundle/reader-thread.js', 'dist/trace/pipeline/reader-thread.js']) {
+  for (const path of READER_MODULES) {
     const url = packageFile(path);
     if (existsSync(fileURLToPath(url))) return url;
   }
@@ -54,9 +52,11 @@ export class TraceFeed {
     this.trace = emptyTrace(path);
     worker.on('message', (m: ReaderMessage) => this.arrive(m));
     worker.on('error', (e: Error) => this.fail(e));
-    worker.on('exit', (code) => {
-      if (!this.ended && !this.failure) this.fail(new Error(`the reading thread stopped (exit code ${code})`));
-    });
+    worker.on('exit', (code) => this.exited(code));
+  }
+
+  private exited(code: number): void {
+    if (!this.ended && !this.failure) this.fail(new Error(`the reading thread stopped (exit code ${code})`));
   }
 
   /**
@@ -83,9 +83,7 @@ export class TraceFeed {
    * Starts reading `path` on another thread and waits for its first events (or its end): the trace's
    * format and meta are known then. Returns null when no reading thread can be started here.
    */
-  static async open(path: string, options: ReadOptions = {}, every = 1 << 16): Promise<TraceFeed | null> {
-    const url = readerUrl();
-    if (!url) return null;
+  static async open(path: string, options: ReadOptions = {}, every = PIPELINE_EVERY): Promise<TraceFeed | null> {
     const init: ReaderInit = {
       path,
       every,
@@ -96,11 +94,29 @@ export class TraceFeed {
         ...(options.allocatorName !== undefined ? { allocatorName: options.allocatorName } : {}),
       },
     };
-    // The threads module loads only when a file is read this way (start-up of small runs).
-    const { Worker } = await import('node:worker_threads');
-    const feed = new TraceFeed(new Worker(url, { workerData: init }), path);
+    // A thread started before the CLI loaded (see early.ts) reads it already when it reads it so.
+    const early = takeEarlyReading(resolve(path), init);
+    let feed: TraceFeed;
+    if (early) {
+      feed = new TraceFeed(early.worker, path);
+      feed.takeOver(early);
+    } else {
+      const url = readerUrl();
+      if (!url) return null;
+      // The threads module loads only when a file is read this way (start-up of small runs).
+      const { Worker } = await import('node:worker_threads');
+      feed = new TraceFeed(new Worker(url, { workerData: init }), path);
+    }
     await feed.more();
     return feed;
+  }
+
+  /** Takes over what an early reading's thread said before this feed listened to it (see early.ts). */
+  private takeOver(early: EarlyReading): void {
+    early.worker.ref();
+    for (const m of early.messages) this.arrive(m);
+    if (early.error) this.fail(early.error);
+    if (early.exitCode !== undefined) this.exited(early.exitCode);
   }
 
   /** True once the trace is complete. */
@@ -178,8 +194,8 @@ export class TraceFeed {
   }
 }
 
-/** A trace of no events yet, to be filled by a feed. */
-function emptyTrace(path: string): Trace {
+/** A trace of no events yet, to be filled by a feed (or to stand in for one not read yet). */
+export function emptyTrace(path: string): Trace {
   return {
     path,
     format: '',

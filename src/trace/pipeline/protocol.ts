@@ -3,6 +3,18 @@ import type { SharedIds } from '../id-table.js';
 import type { ReadOptions } from '../readers.js';
 import type { Trace } from '../model.js';
 
+/**
+ * Below this size a file is read before it is replayed: a reading thread takes some tens of
+ * milliseconds to start, about what reading a few MiB takes.
+ */
+export const PIPELINE_MIN_BYTES = 8 * 2 ** 20;
+
+/** The reading thread's module, in the package: the bundled one, else the one built in `dist/`. */
+export const READER_MODULES: readonly string[] = ['dist/reader-bundle/reader-thread.js', 'dist/trace/pipeline/reader-thread.js'];
+
+/** The reading thread publishes the trace so far every this many events (see {@link ReaderInit}). */
+export const PIPELINE_EVERY = 1 << 16;
+
 /** What the reading thread is given. */
 export interface ReaderInit {
   path: string;
