@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// A large trace to replay starts reading before the CLI loads (src/trace/pipeline/early.ts): its
-// reading thread boots, or its bytes are read, meanwhile. `memsim --version` and `memsim replay` run
-// from the quick bundle, which Node compiles from V8's code cache (dist/cli/quick-loader.js); every
-// other command line runs in the whole CLI.
-import { readEarly } from '../dist/trace/pipeline/early.js';
-import { runQuick } from '../dist/cli/quick-loader.js';
+// CommonJS (bin/package.json), the quickest entry for Node to start. A large trace to replay starts
+// reading before the CLI loads (src/trace/pipeline/early.ts): its reading thread boots, or its bytes
+// are read, meanwhile. `memsim --version` and `memsim replay` run from the quick bundle, which Node
+// compiles from V8's code cache (src/cli/quick-loader.ts); every other command line runs in the whole
+// CLI, an ES module.
+'use strict';
+const { readEarly, runQuick } = require('../dist/quick-bundle/loader.cjs');
 
-await readEarly(process.argv);
-const code = await runQuick(process.argv);
-if (code === undefined) await import('../dist/cli-bundle/index.js');
-else process.exitCode = code;
+(async () => {
+  await readEarly(process.argv);
+  const code = await runQuick(process.argv);
+  if (code === undefined) await import('../dist/cli-bundle/index.js');
+  else process.exitCode = code;
+})();

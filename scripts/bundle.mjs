@@ -8,8 +8,9 @@
 // allocator modules by URL) are not bundled.
 //
 // `memsim --version` and `memsim replay` run from a third bundle, dist/quick-bundle/ (entry
-// dist/cli/quick.js): CommonJS, which dist/cli/quick-loader.js compiles with V8's code cache (Node 20
-// keeps no code cache for ES modules). The cache is written here, by running the two commands once
+// dist/cli/quick.js): CommonJS, which its loader (dist/cli/quick-loader.js, bundled with the early
+// reading of a large trace as dist/quick-bundle/loader.cjs for bin/memsim.js) compiles with V8's code cache (Node 20 keeps no
+// code cache for ES modules). The cache is written here, by running the two commands once
 // on a small trace, and again by any run that finds none that fits its Node.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -77,6 +78,19 @@ async function quickBundle() {
   });
 }
 
+/**
+ * What bin/memsim.js requires first (dist/cli/quick-start.js: the early reading of a large trace and
+ * the quick bundle's loader), as one CommonJS file.
+ */
+async function quickLoader() {
+  await build({
+    input: join(root, 'dist', 'cli', 'quick-start.js'),
+    platform: 'node',
+    logLevel: 'warn',
+    output: { file: join(root, 'dist', 'quick-bundle', 'loader.cjs'), format: 'cjs', codeSplitting: false, dynamicImportInCjs: false },
+  });
+}
+
 /** Runs `--version` and a replay of a small trace once, so that the quick bundle's code cache is written. */
 function warmQuickBundle() {
   const dir = mkdtempSync(join(tmpdir(), 'memsim-warm-'));
@@ -95,5 +109,6 @@ function warmQuickBundle() {
 
 await bundle(join('cli', 'index.js'), 'cli-bundle', 'index.js');
 await quickBundle();
+await quickLoader();
 warmQuickBundle();
 await bundle(join('trace', 'pipeline', 'reader-thread.js'), 'reader-bundle', 'reader-thread.js');

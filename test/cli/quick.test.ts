@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cacheFileName, isQuickLine } from '../../src/cli/quick-loader.js';
 import { FIXTURES, ROOT, runCli, tempDir } from '../helpers.js';
@@ -36,11 +35,11 @@ function copyBundle(withCache: boolean): string {
 function runCopy(bundleDir: string, cacheDir: string, args: string[]): { code: number; stdout: string; stderr: string; loader: { fromCache: string[]; fromSource: string[]; code: number } } {
   const dir = tempDir();
   const script = join(dir, 'run.mjs');
-  const loader = pathToFileURL(join(ROOT, 'dist', 'cli', 'quick-loader.js')).href;
   writeFileSync(
     script,
     [
-      `import { CodeCachedBundle, runQuick } from ${JSON.stringify(loader)};`,
+      `import { createRequire } from 'node:module';`,
+      `const { CodeCachedBundle, runQuick } = createRequire(import.meta.url)(${JSON.stringify(join(QUICK_BUNDLE, 'loader.cjs'))});`,
       `const bundle = new CodeCachedBundle(${JSON.stringify(bundleDir)}, ${JSON.stringify(cacheDir)});`,
       `const code = await runQuick(['node', 'memsim', ...${JSON.stringify(args)}], bundle);`,
       `process.on('exit', () => process.stderr.write('\\nLOADER ' + JSON.stringify({ fromCache: bundle.fromCache, fromSource: bundle.fromSource, code })));`,

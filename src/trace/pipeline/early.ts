@@ -93,6 +93,9 @@ export async function readEarly(argv: readonly string[], minBytes = PIPELINE_MIN
   setEarlyReading(early);
 }
 
+/** The largest binary trace read whole early: what one Buffer may view, less a margin. */
+const MAX_WHOLE_BYTES = 2 ** 32 - 2 ** 20;
+
 /**
  * A binary trace (`.mst`) is read whole into shared memory by Node's I/O threads meanwhile; its
  * columns are then views of it (see binary/sections.ts). Any problem, or a file that grew while it
@@ -109,7 +112,10 @@ function readBytesEarly(fs: typeof import('node:fs'), file: string): void {
     const end = (whole: Uint8Array | null): void => fs.close(fd, () => done(whole));
     let whole: Uint8Array;
     try {
-      whole = new Uint8Array(new SharedArrayBuffer(fs.fstatSync(fd).size));
+      // Past what one Buffer may view (4 GiB), the file is read section by section, as usual.
+      const size = fs.fstatSync(fd).size;
+      if (size > MAX_WHOLE_BYTES) return end(null);
+      whole = new Uint8Array(new SharedArrayBuffer(size));
     } catch {
       return end(null);
     }

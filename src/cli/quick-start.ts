@@ -1,0 +1,6 @@
+/**
+ * What `bin/memsim.js` runs before the CLI, bundled as CommonJS into dist/quick-bundle/loader.cjs
+ * (scripts/bundle.mjs): the early reading of a large trace, then the quick bundle's loader.
+ */
+export { readEarly } from '../trace/pipeline/early.js';
+export { cacheFileName, CodeCachedBundle, isQuickLine, QUICK_COMMANDS, runQuick } from './quick-loader.js';
