@@ -34,6 +34,9 @@ import type { UsageRecords } from './types.js';
  */
 export const PLACEMENT_BYTES_PER_RECORD = 156;
 
+/** A start above any offset, finite so that 0 times it is 0. */
+const NEVER = 2 ** 1000;
+
 export class Placement {
   readonly offsets: Float64Array;
   /** Highest end so far (unaligned). */
@@ -46,13 +49,17 @@ export class Placement {
   private readonly seq: Int32Array;
   /**
    * Per block, in the slots of its positions: its placed records sorted by offset (ties in
-   * placement order) as offset, aligned end, first and last time index; and how many.
+   * placement order) as offset, aligned end, first and last time index.
    */
   private readonly slotStart: Float64Array;
   private readonly slotEnd: Float64Array;
   private readonly slotFirst: Int32Array;
   private readonly slotLast: Int32Array;
-  private readonly sortedCount: Int32Array;
+  /**
+   * Per block k, at 8k: how many of its records are placed, then its time bounds (the layout's
+   * blockTimes): what a window asks of a block, in one cache line.
+   */
+  private readonly blockInfo: Int32Array;
   private placed = 0;
   /** Runs being built, and the buffer the next merge writes. */
   private accStart: Float64Array;
@@ -83,7 +90,10 @@ export class Placement {
     this.slotEnd = new Float64Array(n);
     this.slotFirst = new Int32Array(n);
     this.slotLast = new Int32Array(n);
-    this.sortedCount = new Int32Array((n >> layout.blockBits) + 1);
+    const blocks = (n >> layout.blockBits) + 1;
+    this.blockInfo = new Int32Array(8 * blocks);
+    const bt = this.layout.blockTimes;
+    for (let k = 0; k < blocks; k++) for (let x = 0; x < 4; x++) this.blockInfo[8 * k + 1 + x] = bt[4 * k + x] as number;
     const cap = 64;
     this.accStart = new Float64Array(cap);
     this.accEnd = new Float64Array(cap);
@@ -101,11 +111,24 @@ export class Placement {
    * runStart/runEnd[0, m); returns m. Zero-sized records occupy nothing.
    */
   occupied(rec: number): number {
+    return this.occupiedAt(this.layout.posOf[rec] as number);
+  }
+
+  /** The positions of the given records in the layout, which {@link occupiedAt} and {@link placeAt} take. */
+  positions(recs: ArrayLike<number>): Int32Array {
+    const posOf = this.layout.posOf;
+    const out = new Int32Array(recs.length);
+    for (let k = 0; k < recs.length; k++) out[k] = posOf[recs[k] as number] as number;
+    return out;
+  }
+
+  /** {@link occupied} for the record at position `p`. */
+  occupiedAt(p: number): number {
     const L = this.layout;
-    const p = L.posOf[rec] as number;
     const a = L.first[p] as number;
     const b = L.last[p] as number;
     const bb = L.blockBits;
+    const bi = this.blockInfo;
     let m = 0;
     let done = -1;
     for (let k = 0; k < L.classCount; k++) {
@@ -113,7 +136,8 @@ export class Placement {
       const to = L.windowEnd(k, b);
       if (from >= to) continue;
       for (let blk = Math.max(from >> bb, done + 1), last = (to - 1) >> bb; blk <= last; blk++) {
-        if ((this.sortedCount[blk] as number) === 0 || (L.blockLast[blk] as number) < a || (L.blockFirst[blk] as number) > b) continue;
+        const info = 8 * blk;
+        if ((bi[info] as number) === 0 || (bi[info + 2] as number) < a || (bi[info + 1] as number) > b) continue;
         m = this.mergeBlock(blk, a, b, m);
       }
       done = (to - 1) >> bb;
@@ -136,68 +160,103 @@ export class Placement {
   /** Merges the placed records of block `blk` that meet [a, b] (and occupy bytes) into the m runs so far. */
   private mergeBlock(blk: number, a: number, b: number, m: number): number {
     const o = blk << this.layout.blockBits;
-    const count = this.sortedCount[blk] as number;
+    const bi = this.blockInfo;
+    const count = bi[8 * blk] as number;
     if (this.tmpStart.length < m + count + 1) this.grow(m + count + 1);
     const S = this.slotStart;
     const E = this.slotEnd;
-    const first = this.slotFirst;
-    const last = this.slotLast;
-    // The ranges of the block's records that count, still by offset, copied without a branch per record.
+    // The ranges of the block's records that meet [a, b], still by offset, copied without a branch
+    // per record; a bound that every record of the block meets is not tested.
     const ps = this.pickStart;
     const pe = this.pickEnd;
+    const checkFirst = (bi[8 * blk + 3] as number) > b;
+    const checkLast = (bi[8 * blk + 4] as number) < a;
     let c = 0;
-    for (let q = o, qe = o + count; q < qe; q++) {
-      const s = S[q] as number;
-      const e = E[q] as number;
-      ps[c] = s;
-      pe[c] = e;
-      c += (((last[q] as number) >= a) as unknown as number) & (((first[q] as number) <= b) as unknown as number) & ((e > s) as unknown as number);
+    const qe = o + count;
+    if (checkFirst && checkLast) {
+      const first = this.slotFirst;
+      const last = this.slotLast;
+      for (let q = o; q < qe; q++) {
+        ps[c] = S[q] as number;
+        pe[c] = E[q] as number;
+        c += (((last[q] as number) >= a) as unknown as number) & (((first[q] as number) <= b) as unknown as number);
+      }
+    } else if (checkLast) {
+      const last = this.slotLast;
+      for (let q = o; q < qe; q++) {
+        ps[c] = S[q] as number;
+        pe[c] = E[q] as number;
+        c += ((last[q] as number) >= a) as unknown as number;
+      }
+    } else if (checkFirst) {
+      const first = this.slotFirst;
+      for (let q = o; q < qe; q++) {
+        ps[c] = S[q] as number;
+        pe[c] = E[q] as number;
+        c += ((first[q] as number) <= b) as unknown as number;
+      }
+    } else {
+      for (let q = o; q < qe; q++) {
+        ps[c] = S[q] as number;
+        pe[c] = E[q] as number;
+        c++;
+      }
     }
     if (c === 0) return m;
     const rs = this.accStart;
     const re = this.accEnd;
+    if (m === 0) {
+      // The first block: its ranges coalesced, nothing to merge them with.
+      let cs = ps[0] as number;
+      let ce = pe[0] as number;
+      let w = 0;
+      for (let j = 1; j < c; j++) {
+        const s = ps[j] as number;
+        const e = pe[j] as number;
+        rs[w] = cs;
+        re[w] = ce;
+        const g = +(s > ce);
+        w += g;
+        cs += g * (s - cs);
+        ce += +(e > ce) * (e - ce);
+      }
+      rs[w] = cs;
+      re[w] = ce;
+      return w + 1;
+    }
     const ts = this.tmpStart;
     const te = this.tmpEnd;
-    // Sentinels past both lists: each step takes the lower start (the runs so far on ties) with no end test.
-    ps[c] = Infinity;
-    rs[m] = Infinity;
+    // A merge without a branch per step (the order of two offsets is a coin toss to the processor):
+    // each step takes the lower start of the two lists (the runs so far on ties) by arithmetic on
+    // 0/1, and either extends the current run or closes it and opens one. Past the end of each list
+    // sits a start that is never taken (and an end of 0, so that the arithmetic stays finite).
+    ps[c] = NEVER;
+    pe[c] = 0;
+    rs[m] = NEVER;
+    re[m] = 0;
     let i = 0;
     let j = 0;
-    let cs: number;
-    let ce: number;
-    if ((ps[0] as number) < (rs[0] as number)) {
-      cs = ps[0] as number;
-      ce = pe[0] as number;
-      j = 1;
-    } else {
-      cs = rs[0] as number;
-      ce = re[0] as number;
-      i = 1;
-    }
+    // An empty run at the lowest start, which the first range extends.
+    let cs = Math.min(ps[0] as number, rs[0] as number);
+    let ce = cs;
     let w = 0;
-    for (let k = m + c - 1; k > 0; k--) {
+    for (let k = m + c; k > 0; k--) {
       const x = ps[j] as number;
       const y = rs[i] as number;
-      let s: number;
-      let e: number;
-      if (x < y) {
-        s = x;
-        e = pe[j] as number;
-        j++;
-      } else {
-        s = y;
-        e = re[i] as number;
-        i++;
-      }
-      if (s > ce) {
-        ts[w] = cs;
-        te[w] = ce;
-        w++;
-        cs = s;
-        ce = e;
-      } else if (e > ce) {
-        ce = e;
-      }
+      const t = +(x < y);
+      const u = 1 - t;
+      const s = t * x + u * y;
+      const e = t * (pe[j] as number) + u * (re[i] as number);
+      j += t;
+      i += u;
+      // The run so far is written each step; it stays only when the next range opens a new one.
+      ts[w] = cs;
+      te[w] = ce;
+      const g = +(s > ce);
+      w += g;
+      // Offsets are integers below 2^53, so these differences and sums are exact.
+      cs += g * (s - cs);
+      ce += +(e > ce) * (e - ce);
     }
     ts[w] = cs;
     te[w] = ce;
@@ -255,21 +314,30 @@ export class Placement {
 
   /** Places `rec` at `offset`; unindexed records (XLA's zero-sized ones) are never reported. */
   place(rec: number, offset: number, indexed = true): void {
-    const size = this.r.size[rec] as number;
+    if (indexed) {
+      this.placeAt(rec, this.layout.posOf[rec] as number, this.r.size[rec] as number, offset);
+      return;
+    }
+    this.offsets[rec] = offset;
+    this.totalBytes = Math.max(this.totalBytes, offset + (this.r.size[rec] as number));
+    this.placed++;
+  }
+
+  /** {@link place} for record `rec` of `size` bytes at position `p`, indexed. */
+  placeAt(rec: number, p: number, size: number, offset: number): void {
     this.offsets[rec] = offset;
     this.totalBytes = Math.max(this.totalBytes, offset + size);
-    const seq = this.placed++;
-    if (!indexed) return;
-    const p = this.layout.posOf[rec] as number;
-    this.seq[p] = seq;
+    this.seq[p] = this.placed++;
     const end = alignUp(offset + size, this.alignmentBytes);
     this.rangeStart[p] = offset;
     this.rangeEnd[p] = end;
+    // A record that occupies nothing takes no slot: the merges see only ranges of positive length.
+    if (end <= offset) return;
     // Into its block's slots, after those at or below its offset (earlier placements first on ties).
     const blk = p >> this.layout.blockBits;
     const o = blk << this.layout.blockBits;
-    let j = o + (this.sortedCount[blk] as number);
-    this.sortedCount[blk] = (this.sortedCount[blk] as number) + 1;
+    let j = o + (this.blockInfo[8 * blk] as number);
+    this.blockInfo[8 * blk] = j - o + 1;
     const S = this.slotStart;
     const E = this.slotEnd;
     const F = this.slotFirst;

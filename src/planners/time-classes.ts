@@ -36,9 +36,11 @@ export class TimeClasses {
   /** Per position: first and last time index. */
   readonly first: Int32Array;
   readonly last: Int32Array;
-  /** Per block: smallest first and largest last time index of its records. */
-  readonly blockFirst: Int32Array;
-  readonly blockLast: Int32Array;
+  /**
+   * Per block k, at 4k to 4k + 3: the smallest first, largest last, largest first and smallest last
+   * time index of its records (side by side: a window reads them together).
+   */
+  readonly blockTimes: Int32Array;
   /** The classes that have records. */
   readonly classCount: number;
   /**
@@ -105,13 +107,23 @@ export class TimeClasses {
       this.last[p] = li[i] as number;
     }
     const blocks = (n >> blockBits) + 1;
-    this.blockFirst = new Int32Array(blocks).fill(0x7fffffff);
-    this.blockLast = new Int32Array(blocks).fill(-1);
-    for (let p = 0; p < n; p++) {
-      const k = p >> blockBits;
-      this.blockFirst[k] = Math.min(this.blockFirst[k] as number, this.first[p] as number);
-      this.blockLast[k] = Math.max(this.blockLast[k] as number, this.last[p] as number);
+    const bt = new Int32Array(4 * blocks);
+    for (let k = 0; k < 4 * blocks; k += 4) {
+      bt[k] = 0x7fffffff;
+      bt[k + 1] = -1;
+      bt[k + 2] = -1;
+      bt[k + 3] = 0x7fffffff;
     }
+    for (let p = 0; p < n; p++) {
+      const k = 4 * (p >> blockBits);
+      const f = this.first[p] as number;
+      const l = this.last[p] as number;
+      bt[k] = Math.min(bt[k] as number, f);
+      bt[k + 1] = Math.max(bt[k + 1] as number, l);
+      bt[k + 2] = Math.max(bt[k + 2] as number, f);
+      bt[k + 3] = Math.min(bt[k + 3] as number, l);
+    }
+    this.blockTimes = bt;
     // Start tables: one walk per class over its positions (first times ascending).
     this.steps = (T >> grainBits) + 2;
     this.startTable = new Int32Array(classCount * this.steps);

@@ -10,30 +10,138 @@ const csvField = (s: string): string => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g
  * plans: their objects laid out back to back).
  */
 export function renderPlanCsv(r: UsageRecords, offsets: readonly number[]): string {
-  // Lines joined a few thousand at a time: a million records never hold a million small strings at once.
-  const chunks: string[] = [];
-  let parts: string[] = [];
-  const flush = (): void => {
-    chunks.push(parts.join(''));
-    parts = [];
-  };
+  const out = new CsvBytes();
+  const ids = r.ids;
   if (r.source.format === 'records-csv' || r.source.format === 'records') {
-    parts.push(r.ids ? 'id,size,first,last,offset\n' : 'size,first,last,offset\n');
+    out.text(ids ? 'id,size,first,last,offset\n' : 'size,first,last,offset\n');
     for (let i = 0; i < r.count; i++) {
-      const id = r.ids ? `${csvField(r.ids.get(i))},` : '';
-      parts.push(`${id}${r.size[i]},${r.first[i]},${r.last[i]},${offsets[i]}\n`);
-      if (parts.length === 4096) flush();
+      if (ids) {
+        out.field(ids.get(i));
+        out.comma();
+      }
+      out.number(r.size[i] as number);
+      out.comma();
+      out.number(r.first[i] as number);
+      out.comma();
+      out.number(r.last[i] as number);
+      out.comma();
+      out.number(offsets[i] as number);
+      out.newline();
     }
   } else {
-    parts.push('id,lower,upper,size,offset\n');
+    out.text('id,lower,upper,size,offset\n');
     for (let i = 0; i < r.count; i++) {
-      const id = r.ids ? csvField(r.ids.get(i)) : String(i);
-      parts.push(`${id},${r.first[i]},${(r.last[i] as number) + 1},${r.size[i]},${offsets[i]}\n`);
-      if (parts.length === 4096) flush();
+      if (ids) out.field(ids.get(i));
+      else out.number(i);
+      out.comma();
+      out.number(r.first[i] as number);
+      out.comma();
+      out.number((r.last[i] as number) + 1);
+      out.comma();
+      out.number(r.size[i] as number);
+      out.comma();
+      out.number(offsets[i] as number);
+      out.newline();
     }
   }
-  flush();
-  return chunks.join('');
+  return out.finish();
+}
+
+const CHUNK_BYTES = 1 << 20;
+const COMMA = 44;
+const NEWLINE = 10;
+
+/**
+ * CSV text built as UTF-8 bytes a megabyte at a time, numbers written digit by digit (as `String`
+ * writes them), each megabyte decoded into one string: a million lines make a few dozen strings
+ * rather than millions of small ones.
+ */
+class CsvBytes {
+  private buf = new Uint8Array(CHUNK_BYTES);
+  private pos = 0;
+  private readonly chunks: string[] = [];
+  private readonly decoder = new TextDecoder();
+  private readonly encoder = new TextEncoder();
+
+  /** Room for `bytes` more (a full megabyte goes to the chunks first). */
+  private room(bytes: number): void {
+    if (this.pos + bytes <= this.buf.length) return;
+    this.chunks.push(this.decoder.decode(this.buf.subarray(0, this.pos)));
+    this.pos = 0;
+    if (bytes > this.buf.length) this.buf = new Uint8Array(bytes);
+  }
+
+  comma(): void {
+    this.room(1);
+    this.buf[this.pos++] = COMMA;
+  }
+
+  newline(): void {
+    this.room(1);
+    this.buf[this.pos++] = NEWLINE;
+  }
+
+  /** Text written as is (UTF-8). */
+  text(s: string): void {
+    this.room(3 * s.length);
+    this.pos += this.encoder.encodeInto(s, this.buf.subarray(this.pos)).written;
+  }
+
+  /** A field, quoted when it holds a quote, comma or line break. */
+  field(s: string): void {
+    this.room(s.length);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let k = 0; k < s.length; k++) {
+      const c = s.charCodeAt(k);
+      if (c >= 128 || c === 34 || c === COMMA || c === NEWLINE || c === 13) {
+        this.text(csvField(s));
+        return;
+      }
+      buf[p++] = c;
+    }
+    this.pos = p;
+  }
+
+  /** A number as `String(x)` writes it. */
+  number(x: number): void {
+    this.room(32);
+    if (x >= 0 && x <= Number.MAX_SAFE_INTEGER && Math.floor(x) === x) {
+      if (x < 1e9) {
+        this.digits(x, 0);
+      } else {
+        // Exact: below 2^53 the quotient is under 2^24, where x / 1e9 never rounds up to the next integer.
+        const hi = Math.floor(x / 1e9);
+        this.digits(hi, 0);
+        this.digits(x - hi * 1e9, 9);
+      }
+      return;
+    }
+    const s = String(x);
+    for (let k = 0; k < s.length; k++) this.buf[this.pos++] = s.charCodeAt(k);
+  }
+
+  /** The decimal digits of an integer 0 <= x < 10^9, at least `width` of them (zeros in front). */
+  private digits(x: number, width: number): void {
+    let v = x | 0;
+    let n = 1;
+    for (let t = v; t >= 10; t = (t / 10) | 0) n++;
+    if (n < width) n = width;
+    const buf = this.buf;
+    let p = this.pos + n;
+    this.pos = p;
+    for (let k = 0; k < n; k++) {
+      const q = (v / 10) | 0;
+      buf[--p] = 48 + v - 10 * q;
+      v = q;
+    }
+  }
+
+  /** The whole text. */
+  finish(): string {
+    this.chunks.push(this.decoder.decode(this.buf.subarray(0, this.pos)));
+    return this.chunks.join('');
+  }
 }
 
 /** The plan `--format csv` writes: the first result that is a plan (the best-ranked). */

@@ -19,15 +19,19 @@ export function greedyBySizeOffsets(r: UsageRecords, alignmentBytes: number, lim
   const clock = new Clock(limits, r.count);
   const p = new Placement(r, alignmentBytes);
   const order = bySizeDescending(r);
+  // Sizes and positions in placement order, read in sequence rather than looked up per record.
+  const sizes = new Float64Array(r.count);
+  for (let k = 0; k < r.count; k++) sizes[k] = r.size[order[k] as number] as number;
+  const pos = p.positions(order);
   for (let k = 0; k < r.count; k++) {
     clock.tick();
     const rec = order[k] as number;
-    const size = r.size[rec] as number;
+    const size = sizes[k] as number;
     let bestDiff = Infinity;
     let bestOffset = -1;
     let prev = 0;
     if (size > 0) {
-      const m = p.occupied(rec);
+      const m = p.occupiedAt(pos[k] as number);
       for (let j = 0; j < m; j++) {
         const start = p.runStart[j] as number;
         const diff = start - prev;
@@ -49,7 +53,7 @@ export function greedyBySizeOffsets(r: UsageRecords, alignmentBytes: number, lim
         prev = Math.max(prev, p.end(other));
       }
     }
-    p.place(rec, bestOffset < 0 ? prev : bestOffset);
+    p.placeAt(rec, pos[k] as number, size, bestOffset < 0 ? prev : bestOffset);
   }
   return { kind: 'offsets', offsets: p.offsets, totalBytes: p.totalBytes };
 }
@@ -116,7 +120,8 @@ export const greedyBySizeOffsetsPlanner: PlannerDefinition = {
   kind: 'offsets',
   description: 'largest first, each into the smallest gap between the records it conflicts with',
   source: 'tflite GreedyBySizeAssignment (memory_management/greedy_by_size_assignment.cc)',
-  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
+  // The placement, and each record's size and position in placement order.
+  memoryBytes: (r) => (PLACEMENT_BYTES_PER_RECORD + 12) * r.count,
   inBest: true,
   plan: (r, o) => greedyBySizeOffsets(r, o.alignmentBytes, o.limits),
 };
