@@ -5,7 +5,15 @@
 // compiles from V8's code cache (src/cli/quick-loader.ts); every other command line runs in the whole
 // CLI, an ES module.
 'use strict';
-const { readEarly, runQuick } = require('../dist/quick-bundle/loader.cjs');
+let loader;
+try {
+  loader = require('../dist/quick-bundle/loader.cjs');
+} catch (e) {
+  if (!e || e.code !== 'MODULE_NOT_FOUND' || !String(e.message).includes('loader.cjs')) throw e;
+  process.stderr.write('memsim: this copy is not built (no dist/quick-bundle/loader.cjs): run `npm install` or `npm run build` in it\n');
+  process.exit(2);
+}
+const { readEarly, runQuick } = loader;
 
 (async () => {
   await readEarly(process.argv);

@@ -142,4 +142,13 @@ describe('the quick bundle (memsim --version and replay)', () => {
     expect(r.loader.code).toBeUndefined();
     expect(r.stdout).toBe('');
   });
+
+  it('says how to build a copy of the package that was never built, without a stack trace', () => {
+    const pkg = tempDir();
+    cpSync(join(ROOT, 'bin'), join(pkg, 'bin'), { recursive: true });
+    const r = spawnSync(process.execPath, [join(pkg, 'bin', 'memsim.js'), 'replay', 'x.csv'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('memsim: this copy is not built (no dist/quick-bundle/loader.cjs): run `npm install` or `npm run build` in it\n');
+  });
 });
