@@ -1,5 +1,6 @@
 import type { PlanResultOk } from '../planners/run.js';
 import type { UsageRecords } from '../planners/types.js';
+import { writeDecimal } from '../trace/id-decimal.js';
 
 const csvField = (s: string): string => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
@@ -107,34 +108,11 @@ class CsvBytes {
   number(x: number): void {
     this.room(32);
     if (x >= 0 && x <= Number.MAX_SAFE_INTEGER && Math.floor(x) === x) {
-      if (x < 1e9) {
-        this.digits(x, 0);
-      } else {
-        // Exact: below 2^53 the quotient is under 2^24, where x / 1e9 never rounds up to the next integer.
-        const hi = Math.floor(x / 1e9);
-        this.digits(hi, 0);
-        this.digits(x - hi * 1e9, 9);
-      }
+      this.pos = writeDecimal(x, this.buf, this.pos);
       return;
     }
     const s = String(x);
     for (let k = 0; k < s.length; k++) this.buf[this.pos++] = s.charCodeAt(k);
-  }
-
-  /** The decimal digits of an integer 0 <= x < 10^9, at least `width` of them (zeros in front). */
-  private digits(x: number, width: number): void {
-    let v = x | 0;
-    let n = 1;
-    for (let t = v; t >= 10; t = (t / 10) | 0) n++;
-    if (n < width) n = width;
-    const buf = this.buf;
-    let p = this.pos + n;
-    this.pos = p;
-    for (let k = 0; k < n; k++) {
-      const q = (v / 10) | 0;
-      buf[--p] = 48 + v - 10 * q;
-      v = q;
-    }
   }
 
   /** The whole text. */
