@@ -33,7 +33,12 @@ def child(name, out):
     fr_target = SCENARIOS[name][1]
     total = torch.cuda.get_device_properties(0).total_memory
     fraction = None
-    if fr_target is not None:
+    allowed = os.environ.get('ALLOWED_BYTES')
+    if allowed:
+        # floor(fraction * total) is the limit: aim half a byte above it.
+        fraction = (int(allowed) + 0.5) / total
+        torch.cuda.set_per_process_memory_fraction(fraction, 0)
+    elif fr_target is not None:
         fraction = fr_target / total
         torch.cuda.set_per_process_memory_fraction(fraction, 0)
     torch.cuda.memory._record_memory_history(enabled='all', context='all', stacks='python', max_entries=1000000)
@@ -183,13 +188,16 @@ def child(name, out):
         torch.manual_seed(0)
         model = GPT2LMHeadModel(GPT2Config(n_layer=4, n_embd=512, n_head=8, n_positions=512, vocab_size=8192, bos_token_id=0, eos_token_id=0)).cuda()
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-        for _ in range(3):
-            ids = torch.randint(0, 8192, (8, 256), device='cuda')
-            with torch.autocast('cuda', dtype=torch.bfloat16):
-                res = model(input_ids=ids, labels=ids)
-            res.loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
+        try:  # the loop's tensors live until the next step replaces them
+            for _ in range(3):
+                ids = torch.randint(0, 8192, (8, 256), device='cuda')
+                with torch.autocast('cuda', dtype=torch.bfloat16):
+                    res = model(input_ids=ids, labels=ids)
+                res.loss.backward()
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+        except torch.OutOfMemoryError as e:
+            ooms.append(str(e))
     elif name in ('train', 'train-expandable', 'train-oom', 'train-oom-expandable'):
         import torch.nn as nn
         torch.manual_seed(0)
@@ -211,11 +219,18 @@ def child(name, out):
             if try_oom(step) is None and name.startswith('train-oom'):
                 break
     torch.cuda.synchronize()
-    torch.cuda.memory._dump_snapshot(os.path.join(out, name + '.pickle'))
+    conf = os.environ.get('PYTORCH_CUDA_ALLOC_CONF', '')
+    stem = name
+    if conf != SCENARIOS[name][0]:
+        stem += '+' + conf.replace(':', '-').replace(',', '_')
+    if allowed:
+        stem += '@' + allowed
+    torch.cuda.memory._dump_snapshot(os.path.join(out, stem + '.pickle'))
     stats = torch.cuda.memory_stats()
     info = {
         'scenario': name,
-        'conf': SCENARIOS[name][0],
+        'allowed_bytes': int(allowed) if allowed else None,
+        'conf': conf,
         'per_process_memory_fraction': fraction,
         'total_memory': total,
         'device': torch.cuda.get_device_name(0),
@@ -224,7 +239,7 @@ def child(name, out):
         'ooms': ooms,
         'memory_stats': {k2: v for k2, v in stats.items() if not k2.startswith('requested_bytes') and 'large_pool' not in k2 and 'small_pool' not in k2},
     }
-    with open(os.path.join(out, name + '.json'), 'w') as fh:
+    with open(os.path.join(out, stem + '.json'), 'w') as fh:
         json.dump(info, fh, indent=1, sort_keys=True)
 
 
@@ -240,8 +255,11 @@ if __name__ == '__main__':
             continue
         env = dict(os.environ)
         env.pop('PYTORCH_CUDA_ALLOC_CONF', None)
+        conf = os.environ.get('ALLOC_CONF', conf)  # ALLOC_CONF=... runs the scenarios under another setting
         if conf:
             env['PYTORCH_CUDA_ALLOC_CONF'] = conf
+        # ALLOWED_BYTES=N runs the scenarios under a memory fraction that allows exactly N bytes
+        # (written as NAME@N.pickle and NAME@N.json).
         r = subprocess.run([sys.executable, __file__, OUT, name], env=env, capture_output=True, text=True, timeout=240)
         ok = r.returncode == 0
         failed += not ok

@@ -3,7 +3,7 @@
  * placement, the final segments, torch.cuda.memory_stats(), the OOMs and their messages, and the
  * what-if of one setting against the same program recorded under that setting.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, runCli } from '../helpers.js';
@@ -127,5 +127,44 @@ describe('the caching allocator on snapshots recorded on a GPU', () => {
       expect(Number(m![1])).toBeLessThanOrEqual(allowed);
       expect(Number(m![2])).toBeGreaterThan(allowed);
     }
+  });
+
+  it('the minimum capacity is where the GPU stopped failing: the program fits in it, and fails one byte below', () => {
+    // The runs under a fraction: allowed bytes and OOMs, per program.
+    const runs = new Map<string, { allowed: number; ooms: number }[]>();
+    for (const f of readdirSync(join(DIR, 'capacity')).sort()) {
+      const m = /^([^+]+)@(\d+)\.json$/.exec(f);
+      if (!m) continue;
+      const r = JSON.parse(readFileSync(join(DIR, 'capacity', f), 'utf8')) as Recording;
+      runs.set(m[1]!, [...(runs.get(m[1]!) ?? []), { allowed: Number(m[2]), ooms: r.ooms.length }]);
+    }
+    expect([...runs.keys()].sort()).toEqual(['gpt2', 'train', 'train-expandable']);
+    const minimum = (name: string, allocator = 'caching'): number => {
+      const out = runCli(['compare', join(DIR, `${name}.pickle`), '--allocators', allocator, '--min-capacity', '--capacity-step', '1', '--format', 'json']);
+      expect(out.code).toBe(0);
+      return JSON.parse(out.stdout).allocators[0].minCapacityBytes as number;
+    };
+    for (const [name, list] of runs) {
+      const fits = list.filter((r) => r.ooms === 0).map((r) => r.allowed);
+      const fails = list.filter((r) => r.ooms > 0).map((r) => r.allowed);
+      const boundary = Math.min(...fits);
+      expect(Math.max(...fails)).toBe(boundary - 1);
+      expect([name, minimum(name)]).toEqual([name, boundary]);
+    }
+    // The what-if: the default run, simulated with expandable segments, needs what the program needed when it ran so.
+    expect(minimum('train', 'caching[expandable_segments=true]')).toBe(Math.min(...runs.get('train-expandable')!.filter((r) => r.ooms === 0).map((r) => r.allowed)));
+  });
+
+  it('tune names a setting under which the program fitted on the GPU where its own setting failed', () => {
+    const out = runCli(['tune', join(DIR, 'gpt2.pickle'), '--allocators', 'caching', '--capacity', '1000000000', '--format', 'json']);
+    expect(out.code).toBe(0);
+    const rec = JSON.parse(out.stdout).recommendation;
+    expect(rec.setting).toBe('PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64');
+    const ran = (f: string) => JSON.parse(readFileSync(join(DIR, 'capacity', f), 'utf8')) as Recording;
+    const current = ran('gpt2@1000000000.json');
+    const tuned = ran('gpt2+max_split_size_mb-64@1000000000.json');
+    expect([rec.current.fits, current.ooms.length > 0]).toEqual([false, true]);
+    expect(rec.current.peakReservedBytes).toBe(current.memory_stats['reserved_bytes.all.peak']);
+    expect([rec.fits, tuned.ooms.length]).toEqual([true, 0]);
   });
 });
