@@ -196,6 +196,13 @@ export interface AllocatorDefinition<S extends Record<string, OptionSpec<unknown
    * fidelity against a history of another kind compares unlike allocators, and the report says so.
    */
   recordedAs?: readonly string[];
+  /**
+   * Options that a recorded history may hold without stating them (PyTorch's memory fraction, set
+   * through `torch.cuda.set_per_process_memory_fraction`, is not in a snapshot's allocator_settings):
+   * a value given for one where the recording shows the default is taken as the recording's own and
+   * does not by itself make the replay start fresh.
+   */
+  unstatedInRecording?: readonly string[];
   create(options: OptionValues<S>, ctx: AllocatorContext): OnlineAllocator;
 }
 

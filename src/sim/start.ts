@@ -61,10 +61,17 @@ export function chooseStart(def: AllocatorDefinition, values: Record<string, unk
     return { mode: 'fresh', isAsked: asked !== undefined, reason: `${def.name} does not simulate the recorded ${rec.allocator} allocator`, differingOptions: [] };
   }
   const recording = resolveOptions(def, {}, trace).values;
-  const differing = Object.keys(def.options)
-    .filter((k) => !same(values[k], recording[k]))
-    .map((k) => optionText(k, values[k]));
-  const differ = differing.length > 0 ? `the options differ from the recording's settings (${differing.join(', ')})` : "the options equal the recording's settings";
+  const defaults = resolveOptions(def, {}).values;
+  const unstated = def.unstatedInRecording ?? [];
+  const changed = Object.keys(def.options).filter((k) => !same(values[k], recording[k]));
+  // A value the recording may hold without stating it, given where the recording shows the default.
+  const assumed = changed.filter((k) => unstated.includes(k) && same(recording[k], defaults[k]));
+  const differing = changed.filter((k) => !assumed.includes(k)).map((k) => optionText(k, values[k]));
+  const taken =
+    assumed.length > 0
+      ? `; ${assumed.map((k) => optionText(k, values[k])).join(', ')} taken as the recording's own (a recording does not state ${assumed.length === 1 ? 'it' : 'them'})`
+      : '';
+  const differ = (differing.length > 0 ? `the options differ from the recording's settings (${differing.join(', ')})` : "the options equal the recording's settings") + taken;
   if (asked !== undefined) return { mode: asked, isAsked: true, reason: `--start ${asked}; ${differ}`, differingOptions: differing };
   return { mode: differing.length > 0 ? 'fresh' : 'recorded', isAsked: false, reason: differ, differingOptions: differing };
 }

@@ -1,7 +1,7 @@
 import { type InputProblem, ProblemList, TraceError } from '../errors.js';
 import { newColumn } from './columns.js';
 import { type BuildSource, EventColumns } from './event-columns.js';
-import { decimalId, NOT_DECIMAL } from './id-table.js';
+import { decimalId, NOT_DECIMAL, NOT_SIMPLE } from './id-table.js';
 import { invalidIdMessage, invalidUtf8At } from './utf8.js';
 import { DEFAULT_ALIGN_BYTES, OP_ALLOC, OP_FREE, type RecordedHistory, type Trace, type TraceStacks } from './model.js';
 
@@ -234,6 +234,43 @@ export class TraceBuilder extends EventColumns {
       this.peakLiveEvent = i;
     }
     return a;
+  }
+
+  /**
+   * {@link TraceBuilder.addAllocId} in the fewest steps, for the usual event: a decimal id (its
+   * {@link decimalId} `value`, at least 0) that is not live, while every id so far is decimal (see
+   * {@link IdTable.latestDecimal}), with no stream, tag, time or alignment. Returns false, having
+   * changed nothing, for any other (`addAllocId` then takes it, and reports what is wrong with it).
+   */
+  addDecimalAlloc(value: number, sizeBytes: number, step: number, line: number): boolean {
+    const prev = this.ids.latestDecimal(value);
+    if (prev === NOT_SIMPLE || (prev >= 0 && this.freeEvent[prev] === -1) || this.align !== null) return false;
+    const i = this.push(OP_ALLOC, sizeBytes, step, 0, 0, NaN, line);
+    const a = this.ids.addDecimal(value);
+    this.allocs = a + 1;
+    if (a >= this.allocCap) this.resizeAllocs(this.grownCapacity(this.allocCap, a));
+    this.alloc[i] = a;
+    this.allocEvent[a] = i;
+    this.freeEvent[a] = -1;
+    this.live += sizeBytes;
+    this.liveAllocs++;
+    if (this.live > this.peakLive || this.peakLiveEvent < 0) {
+      this.peakLive = this.live;
+      this.peakLiveEvent = i;
+    }
+    return true;
+  }
+
+  /**
+   * {@link TraceBuilder.addFreeId} in the fewest steps, for a decimal id (as in
+   * {@link TraceBuilder.addDecimalAlloc}) that is live, with no stream or time. Returns false, having
+   * changed nothing, for any other.
+   */
+  addDecimalFree(value: number, step: number, line: number): boolean {
+    const a = this.ids.latestDecimal(value);
+    if (a < 0 || this.freeEvent[a] !== -1) return false;
+    this.addFreeOf(a, step, -1, NaN, line);
+    return true;
   }
 
   /**

@@ -17,6 +17,8 @@ import { IdPrefixes, prefixedNumber, prefixEnd } from './id-prefix.js';
 export { decimalId, NOT_DECIMAL, writeDecimal };
 
 const EMPTY = -1;
+/** {@link IdTable.latestDecimal}: the ids so far, or this one, need the general path. */
+export const NOT_SIMPLE = -2;
 
 /** FNV-1a over bytes [s, e). */
 export function hashBytes(buf: Uint8Array, s: number, e: number): number {
@@ -209,6 +211,29 @@ export class IdTable {
         this.slots[slot] = a;
       }
     }
+  }
+
+  /**
+   * The latest allocation of the decimal id `value` (its {@link decimalId}, at least 0), or -1 when
+   * there is none, while every id so far is a plain decimal number and `value` fits the direct table;
+   * {@link NOT_SIMPLE} otherwise ({@link IdTable.lookup} and {@link IdTable.insert} then answer).
+   */
+  latestDecimal(value: number): number {
+    if (this.values === null || this.prefixOf !== null || value >= this.direct.length) return NOT_SIMPLE;
+    return this.direct[value] as number;
+  }
+
+  /**
+   * {@link IdTable.insert} of a decimal id for which {@link IdTable.latestDecimal} just answered
+   * something else than {@link NOT_SIMPLE}.
+   */
+  addDecimal(value: number): number {
+    const a = this.length++;
+    if (a >= (this.values as Uint32Array).length) this.reserve(Math.ceil((this.values as Uint32Array).length * 1.5) + 16);
+    (this.values as Uint32Array)[a] = value;
+    this.direct[value] = a;
+    if (value > this.maxDirect) this.maxDirect = value;
+    return a;
   }
 
   /** Number mode: adds the id as (prefix, number) and returns its allocation, or -1 when it cannot be held so. */

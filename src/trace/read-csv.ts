@@ -42,6 +42,7 @@ const MAX_DIGITS = 15;
  */
 function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void {
   const src = sc.src;
+  const usual = roles.length === 4 && roles[0] === OP && roles[1] === ID && roles[2] === SIZE && roles[3] === STEP;
   for (;;) {
     if (src.end - sc.pos < LOOKAHEAD && !src.eof) {
       if (src.base < src.totalBytes >> 2) b.reserveFor(src.base + sc.pos);
@@ -50,8 +51,100 @@ function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void 
       continue;
     }
     const limit = Math.min(src.eof ? src.end : src.end - LOOKAHEAD + 1, sc.pos + SPAN);
-    if (sc.pos >= src.end || !plainSpan(sc, b, roles, limit)) break;
+    if (sc.pos >= src.end) break;
+    // The usual header's records in the shortest loop; one it does not take, and those after it up
+    // to the limit, in the loop for any header.
+    if (usual && usualSpan(sc, b, limit)) continue;
+    if (!plainSpan(sc, b, roles, limit)) break;
   }
+}
+
+/**
+ * {@link plainSpan} for the usual header, `op,id,size,step`, whose records it reads without looking
+ * up their columns' roles: `alloc` or `free`, a decimal id below 2^31 written without leading zeros,
+ * then plain decimal integers. Stops (returning false) at the first record that is anything else,
+ * which {@link plainSpan} reads (or hands to the general path) as it would any.
+ */
+function usualSpan(sc: CsvScanner, b: TraceBuilder, limit: number): boolean {
+  const src = sc.src;
+  const buf = src.buf;
+  const end = src.end;
+  let p = sc.pos;
+  let line = sc.nextLine;
+  let atLimit = true;
+  while (p < limit) {
+    const rs = p;
+    const first = buf[p] as number;
+    let alloc: boolean;
+    if (first === 0x61 && buf[p + 1] === 0x6c && buf[p + 2] === 0x6c && buf[p + 3] === 0x6f && buf[p + 4] === 0x63 && buf[p + 5] === 0x2c) {
+      alloc = true;
+      p += 6;
+    } else if (first === 0x66 && buf[p + 1] === 0x72 && buf[p + 2] === 0x65 && buf[p + 3] === 0x65 && buf[p + 4] === 0x2c) {
+      alloc = false;
+      p += 5;
+    } else {
+      atLimit = false;
+      break;
+    }
+    // The id: at most 9 digits (below 2^31 then), the first not 0 unless it is the only one.
+    const is = p;
+    let id = 0;
+    let d = 0;
+    while (p < end && (d = (buf[p] as number) - 0x30) >= 0 && d <= 9) {
+      id = id * 10 + d;
+      p++;
+    }
+    const idEnd = p;
+    if (p === is || p - is > 9 || (buf[is] === 0x30 && p - is > 1) || p >= end || buf[p] !== 0x2c) {
+      p = rs;
+      atLimit = false;
+      break;
+    }
+    const ss = ++p;
+    let size = 0;
+    while (p < end && (d = (buf[p] as number) - 0x30) >= 0 && d <= 9) {
+      size = size * 10 + d;
+      p++;
+    }
+    const sizeDigits = p - ss;
+    if (sizeDigits > MAX_DIGITS || (alloc && sizeDigits === 0) || p >= end || buf[p] !== 0x2c) {
+      p = rs;
+      atLimit = false;
+      break;
+    }
+    const ts = ++p;
+    let step = 0;
+    while (p < end && (d = (buf[p] as number) - 0x30) >= 0 && d <= 9) {
+      step = step * 10 + d;
+      p++;
+    }
+    const stepDigits = p - ts;
+    if (stepDigits > MAX_DIGITS || p >= end) {
+      p = rs;
+      atLimit = false;
+      break;
+    }
+    if (buf[p] === 0x0a) {
+      p++;
+    } else if (buf[p] === 0x0d && p + 1 < end && buf[p + 1] === 0x0a) {
+      p += 2;
+    } else {
+      p = rs;
+      atLimit = false;
+      break;
+    }
+    const stepValue = stepDigits === 0 ? NaN : step;
+    if (alloc) {
+      if (!b.addDecimalAlloc(id, size, stepValue, line)) b.addAllocId(buf, is, idEnd, id, size, stepValue, 0, 0, NaN, line, DEFAULT_ALIGN_BYTES);
+    } else if (!b.addDecimalFree(id, stepValue, line)) {
+      b.addFreeId(buf, is, idEnd, id, stepValue, -1, NaN, line);
+    }
+    line++;
+    if (b.length === RESERVE_AT) b.reserveFor(src.base + p);
+  }
+  sc.pos = p;
+  sc.nextLine = line;
+  return atLimit;
 }
 
 /**

@@ -35,7 +35,7 @@ describe('memsim replay --allocator caching', () => {
       'CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 64.00 MiB of which 14.00 MiB is free. ' +
         'Of the allocated memory 33.00 MiB is allocated by PyTorch, and 17.00 MiB is reserved by PyTorch but unallocated. ' +
         'If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  ' +
-        'See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)',
+        'See documentation for Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)',
     );
     // The same setting given on its own.
     const alone = JSON.parse(replay('--allow-oom', '--option', 'max_split_size_mb=20').stdout);

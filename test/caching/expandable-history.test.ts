@@ -162,7 +162,7 @@ describe('recorded unmaps and the real run\'s OOM', () => {
           'CUDA out of memory. Tried to allocate 100.00 MiB. GPU 0 has a total capacity of 70.00 MiB of which 10.00 MiB is free. ' +
           'Of the allocated memory 60.00 MiB is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated. ' +
           'If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  ' +
-          'See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)',
+          'See documentation for Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)',
       }),
     ]);
   });

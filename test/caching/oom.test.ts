@@ -4,7 +4,7 @@ import { BASE, runCaching } from './run.js';
 
 const TAIL =
   ' If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  ' +
-  'See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)';
+  'See documentation for Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)';
 
 describe('out of memory', () => {
   it('prints PyTorch\'s message for 30 + 30 + 3 MiB on a 64 MiB device, after one retry', () => {

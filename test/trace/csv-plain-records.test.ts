@@ -171,3 +171,54 @@ describe('ids across buffer refills', () => {
     }
   });
 });
+
+describe('the usual header, op,id,size,step', () => {
+  /** Rows of any kind for that header, mostly valid: ids decimal or not, fields empty or not. */
+  const rare = <T,>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<T>): fc.Arbitrary<T> => fc.oneof({ arbitrary: usual, weight: 30 }, { arbitrary: odd, weight: 1 });
+  const rows = fc.array(
+    fc.tuple(
+      rare(fc.constantFrom('alloc', 'free'), fc.constantFrom('Free', '', 'alloc ')),
+      fc.oneof(fc.integer({ min: 0, max: 12 }).map(String), fc.constantFrom('0', '00', '007', '123456789', '1234567890', '2147483648', 'w1', '-4')),
+      rare(fc.nat({ max: 2 ** 40 }).map(String), fc.constantFrom('', '0', '1234567890123456', '-5', '1.5', ' 7', '"3"')),
+      fc.oneof(fc.nat(9).map(String), fc.constant(''), fc.constantFrom('2147483648', '-1', 'x')),
+      rare(fc.constant('\n'), fc.constantFrom('\r\n', '\n#c\n', '\n\n')),
+    ),
+    { maxLength: 40 },
+  );
+
+  function outcome(path: string, chunk: number, lenient: boolean): unknown {
+    const src = new ByteSource(path, chunk);
+    const b = new TraceBuilder(path, { source: src, lenient });
+    try {
+      readCsv(src, b);
+      const t = b.finish('csv');
+      return {
+        events: Array.from({ length: t.length }, (_, i) => [t.op[i], t.ids.get(t.alloc[i] as number), t.size[i], t.step[i], t.line[i]]),
+        summary: t.summary,
+        skipped: t.skipped,
+      };
+    } catch (e) {
+      return { error: (e as Error).message };
+    } finally {
+      src.close();
+    }
+  }
+
+  it('reads any rows as the loop for any header does (fast-check, with an extra column that takes that loop)', () => {
+    const dir = tempDir();
+    const usual = join(dir, 'usual.csv');
+    const other = join(dir, 'other.csv');
+    fc.assert(
+      fc.property(rows, fc.boolean(), fc.constantFrom(7, 64, 1 << 20), (rs, lenient, chunk) => {
+        const body = (extra: string): string => rs.map(([op, id, size, step, eol]) => `${op},${id},${size},${step}${extra}${eol}`).join('');
+        writeFileSync(usual, `op,id,size,step\n${body('')}`);
+        writeFileSync(other, `op,id,size,step,note\n${body(',x')}`);
+        const a = outcome(usual, chunk, lenient);
+        const b = outcome(other, chunk, lenient);
+        if ('error' in (a as object)) expect((a as { error: string }).error.replaceAll(usual, 'F')).toBe((b as { error: string }).error.replaceAll(other, 'F'));
+        else expect(a).toEqual(b);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

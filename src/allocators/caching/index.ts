@@ -21,6 +21,7 @@ export const caching = defineAllocator({
   defaultsFromTrace,
   whatIf: cachingWhatIf,
   recordedAs: ['pytorch-caching'],
+  unstatedInRecording: ['per_process_memory_fraction'],
   // Only a recorded history (never read while replayed) is read beyond the event at hand.
   streams: () => true,
   create(options, ctx) {

@@ -1,6 +1,7 @@
 /**
- * PyTorch's out-of-memory text, byte for byte as DeviceCachingAllocator::malloc builds it, with
- * format_size's number formatting.
+ * PyTorch's out-of-memory text, byte for byte as DeviceCachingAllocator::malloc builds it (PyTorch
+ * 2.11, checked against the messages in test/fixtures/pytorch-gpu), with format_size's number
+ * formatting.
  */
 
 const KiB = 1024n;
@@ -56,6 +57,6 @@ export function oomMessage(f: OomFigures): string {
     `${formatSize(f.allocatedBytes)} is allocated by PyTorch, and ${formatSize(f.reservedBytes - f.allocatedBytes)} ` +
     'is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting ' +
     'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management ' +
-    ' (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)'
+    ' (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)'
   );
 }

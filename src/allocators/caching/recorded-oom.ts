@@ -9,6 +9,7 @@
 import type { RecordedOom } from '../../trace/model.js';
 import type { CachingAllocator } from './allocator.js';
 import type { ExpandableSegment } from './blocks.js';
+import { oomMessage } from './oom.js';
 import { allocationSize, kLargeBuffer, kSmallBuffer, kSmallSize } from './sizes.js';
 
 /** The `fidelity` section's account of one recorded OOM. */
@@ -34,6 +35,11 @@ export interface RecordedOomCheck {
   releasableBytes: number;
   /** The simulation fails there too (null when the free device memory is not recorded). */
   reproduced: boolean | null;
+  /**
+   * When it does: the message of torch.OutOfMemoryError from the simulation's state, with the free
+   * device memory the real allocator saw (what the real run printed, less the NVML process line).
+   */
+  message?: string;
 }
 
 /** Whole pages inside [start, start + size) of an expandable segment. */
@@ -78,7 +84,7 @@ function expandableNeed(a: CachingAllocator, streamIndex: number, isSmall: boole
 }
 
 /** Checks a recorded OOM against the simulation's state now. */
-export function checkRecordedOom(a: CachingAllocator, o: RecordedOom, recordedReservedBytes: number, capacityBytes: number): RecordedOomCheck {
+export function checkRecordedOom(a: CachingAllocator, o: RecordedOom, recordedReservedBytes: number, capacityBytes: number, device: number): RecordedOomCheck {
   const size = o.sizeBytes;
   const stream = o.stream ?? 0;
   const isSmall = size <= kSmallSize;
@@ -90,6 +96,21 @@ export function checkRecordedOom(a: CachingAllocator, o: RecordedOom, recordedRe
   const limit = free === undefined ? null : Math.min(capacityBytes, recordedReservedBytes + free);
   const after = a.reservedBytes - releasable + needed;
   const overFraction = a.setFraction && a.totalAllocatedMemory - releasable + needed > a.allowedBytes;
+  const reproduced = cached ? false : limit === null ? (overFraction ? true : null) : overFraction || after > limit;
+  // Failing there, the allocator has released its cached blocks, then counts a retry and an OOM.
+  if (reproduced) a.countRecordedFailure();
+  const message =
+    reproduced && Number.isFinite(capacityBytes)
+    ? oomMessage({
+        allocSizeBytes: allocationSize(size),
+        device,
+        totalBytes: capacityBytes,
+        freeBytes: free ?? Math.max(0, capacityBytes - (a.reservedBytes - releasable)),
+        allowedBytes: a.setFraction ? a.allowedBytes : null,
+        allocatedBytes: a.allocatedBytes,
+        reservedBytes: a.reservedBytes - releasable,
+      })
+    : undefined;
   return {
     beforeEvent: o.beforeEvent,
     entry: o.source ?? null,
@@ -101,6 +122,7 @@ export function checkRecordedOom(a: CachingAllocator, o: RecordedOom, recordedRe
     servedFromCache: cached,
     neededBytes: needed,
     releasableBytes: releasable,
-    reproduced: cached ? false : limit === null ? (overFraction ? true : null) : overFraction || after > limit,
+    reproduced,
+    ...(message !== undefined ? { message } : {}),
   };
 }

@@ -70,7 +70,11 @@ export class RecordedReplay implements SegmentPlacement {
   private readonly oomChecks: RecordedOomCheck[] = [];
   /** Reserved bytes of the recorded allocator as of the changes applied so far. */
   private recordedReserved = 0;
+  /** The most the recorded allocator reserved so far. */
+  private recordedReservedPeak = 0;
   private event = -1;
+  /** The device the history was recorded on (a snapshot's device_traces index). */
+  private readonly device: number;
   private readonly initial: InitialState;
   private releasedAsRecorded = 0;
   private unmapsRecorded = 0;
@@ -88,6 +92,7 @@ export class RecordedReplay implements SegmentPlacement {
   ) {
     const rec = trace.recorded!;
     this.trace = trace;
+    this.device = typeof rec.extra?.['device'] === 'number' ? (rec.extra['device'] as number) : 0;
     this.initialEvents = trace.initialEvents;
     this.address = rec.address;
     this.blockBytes = rec.allocatedBytes;
@@ -99,6 +104,7 @@ export class RecordedReplay implements SegmentPlacement {
     this.unmapsRecorded = this.changes.filter((e) => e.action === 'unmap').length;
     this.ooms = [...(rec.ooms ?? [])].sort(bySource);
     this.recordedReserved = rec.initialSegments.reduce((sum, x) => sum + x.sizeBytes, 0);
+    this.recordedReservedPeak = this.recordedReserved;
     this.initial = new InitialState(alloc, rec.initialSegments);
   }
 
@@ -131,7 +137,7 @@ export class RecordedReplay implements SegmentPlacement {
         this.applyChange(c);
       } else {
         this.oomsCursor++;
-        this.oomChecks.push(checkRecordedOom(this.alloc, o as RecordedOom, this.recordedReserved, this.alloc.device.capacityBytes));
+        this.oomChecks.push(checkRecordedOom(this.alloc, o as RecordedOom, this.recordedReserved, this.alloc.device.capacityBytes, this.device));
       }
     }
   }
@@ -139,6 +145,7 @@ export class RecordedReplay implements SegmentPlacement {
   private applyChange(e: RecordedSegmentEvent): void {
     const grows = e.action === 'alloc' || e.action === 'map';
     this.recordedReserved += grows ? e.sizeBytes : -e.sizeBytes;
+    if (this.recordedReserved > this.recordedReservedPeak) this.recordedReservedPeak = this.recordedReserved;
     if (e.action === 'free') this.release(e);
     else if (e.action === 'unmap') this.unmap(e);
   }
@@ -302,10 +309,32 @@ export class RecordedReplay implements SegmentPlacement {
       );
     }
     for (const c of this.oomChecks) out.push(describeOomCheck(c));
+    const limit = this.unrecordedLimit();
+    if (limit) out.push(limit);
     const pct = this.allocations > 0 ? ` (${((100 * this.same) / this.allocations).toFixed(2)}%)` : '';
     out.push(`${this.same} of ${this.allocations} allocations in the window placed at the address the real allocator chose${pct}`);
     return out;
   }
+  /**
+   * When the real run failed with room to spare on the device and no memory fraction is simulated:
+   * a limit the snapshot does not record was in force (torch.cuda.set_per_process_memory_fraction
+   * sets one), and the history bounds it: at least the most the run reserved, below the least a
+   * failed request would have brought the reservation to.
+   */
+  private unrecordedLimit(): string | undefined {
+    if (this.alloc.setFraction) return undefined;
+    const roomy = this.oomChecks.filter((c) => c.reproduced === false && !c.servedFromCache);
+    if (roomy.length === 0) return undefined;
+    const below = Math.min(...roomy.map((c) => c.simulatedReservedBytes - c.releasableBytes + c.neededBytes));
+    const n = roomy.length;
+    return (
+      `the real run failed ${n === 1 ? 'once' : `${n} times`} with room left on the device: a limit the snapshot does not record was in force, ` +
+      `such as a memory fraction (torch.cuda.set_per_process_memory_fraction), of at least ${formatBytes(this.recordedReservedPeak)} ` +
+      `(${this.recordedReservedPeak} bytes, the most the run reserved) and below ${formatBytes(below)} (${below} bytes); ` +
+      '--capacity with the device\'s total and --option per_process_memory_fraction=<limit ÷ total> simulate it'
+    );
+  }
+
 }
 
 /** One sentence on whether the simulation fails where the real run did. */

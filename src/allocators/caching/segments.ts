@@ -130,6 +130,16 @@ export class SegmentStore extends ExpandableStore {
   }
 
   /**
+   * A failed request of the recorded history that the simulation fails too: as malloc does before
+   * it raises, release_cached_blocks synchronises, the retry is counted, then the OOM.
+   */
+  countRecordedFailure(): void {
+    this.counters.numSyncAllStreams++;
+    this.counters.numAllocRetries++;
+    this.counters.numOoms++;
+  }
+
+  /**
    * garbage_collect_cached_blocks: above threshold · allowed, frees unsplit cached large-pool blocks
    * whose age (best-fit searches of the pool since they were cached) is at least the average, and
    * repeats with the new average until the excess is reclaimed or nothing more can be freed.
