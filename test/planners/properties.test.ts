@@ -23,7 +23,7 @@ import {
 import { greedyByBreadthObjects } from '../../src/planners/strategies/greedy-by-breadth.js';
 import { greedyBySizeObjects } from '../../src/planners/strategies/greedy-by-size-objects.js';
 import { bySizeDescending, greedyBySizeOffsets } from '../../src/planners/strategies/greedy-by-size-offsets.js';
-import { xlaBestFit } from '../../src/planners/strategies/xla-best-fit.js';
+import { xlaBestFit, xlaOrder } from '../../src/planners/strategies/xla-best-fit.js';
 import { alloc, type EventObject, free, traceFromEvents } from '../helpers.js';
 import {
   bruteForceOptimum,
@@ -89,6 +89,23 @@ describe('the fast implementations equal the direct ports of the real loops', ()
         const r = makeRecords(sizes.map((s, i): RecordObject => ({ size: s, first: i, last: i })));
         const expected = sizes.map((_, i) => i).sort((x, y) => (sizes[y] as number) - (sizes[x] as number) || x - y);
         expect(Array.from(bySizeDescending(r))).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it("XLA's orders (radix sorts for integer keys below 2^32) == the comparator sorts: size, range, id and range, size, id", () => {
+    const size = fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constantFrom(0, 2047, 2048, 0xffffffff), fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 2 ** 40 }));
+    const time = fc.oneof(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 2 ** 33 }));
+    const rec = fc.record({ size, a: time, b: time });
+    fc.assert(
+      fc.property(fc.array(rec, { maxLength: 150 }), (rs) => {
+        const r = makeRecords(rs.map(({ size: s, a, b }): RecordObject => ({ size: s, first: Math.min(a, b), last: Math.max(a, b) })));
+        const range = (i: number): number => (r.last[i] as number) - (r.first[i] as number);
+        const bySize = (x: number, y: number): number => (r.size[y] as number) - (r.size[x] as number);
+        const byRange = (x: number, y: number): number => range(y) - range(x);
+        const ids = rs.map((_, i) => i);
+        expect(Array.from(xlaOrder(r, 'spatial'))).toEqual([...ids].sort((x, y) => bySize(x, y) || byRange(x, y) || x - y));
+        expect(Array.from(xlaOrder(r, 'temporal'))).toEqual([...ids].sort((x, y) => byRange(x, y) || bySize(x, y) || x - y));
       }),
       { numRuns: 300 },
     );

@@ -1,5 +1,6 @@
 import { Clock, NO_LIMITS, type PlanLimits } from '../limits.js';
 import { Placement, PLACEMENT_BYTES_PER_RECORD } from '../placement.js';
+import { identityOrder, radixDescending, radixKeyMax } from '../radix-order.js';
 import { orderBy } from '../time-index.js';
 import type { OffsetsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
 
@@ -60,59 +61,9 @@ export function greedyBySizeOffsets(r: UsageRecords, alignmentBytes: number, lim
 
 /** Record indices by decreasing size, ties in record order (a stable sort). */
 export function bySizeDescending(r: UsageRecords): Uint32Array {
-  const n = r.count;
-  let maxSize = 0;
-  let integers = true;
-  for (let i = 0; i < n; i++) {
-    const s = r.size[i] as number;
-    if (s > maxSize) maxSize = s;
-    integers &&= Number.isInteger(s) && s >= 0;
-  }
-  if (integers && maxSize <= 0xffffffff) return radixBySizeDescending(r.size, n, maxSize);
-  return orderBy(n, (i) => -(r.size[i] as number));
-}
-
-const DIGIT_BITS = 11;
-const DIGITS = 1 << DIGIT_BITS;
-
-/**
- * A stable least-significant-digit radix sort of the indices by key maxSize - size (sizes are
- * integers below 2^32): one pass per 11 bits of the largest key, each a count and a scatter.
- */
-function radixBySizeDescending(size: Float64Array, n: number, maxSize: number): Uint32Array {
-  let keys = new Uint32Array(n);
-  let order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    keys[i] = maxSize - (size[i] as number);
-    order[i] = i;
-  }
-  let keysOut = new Uint32Array(n);
-  let orderOut = new Uint32Array(n);
-  const count = new Int32Array(DIGITS);
-  for (let shift = 0; shift < 32 && maxSize >>> shift > 0; shift += DIGIT_BITS) {
-    count.fill(0);
-    for (let k = 0; k < n; k++) {
-      const d = ((keys[k] as number) >>> shift) & (DIGITS - 1);
-      count[d] = (count[d] as number) + 1;
-    }
-    let sum = 0;
-    for (let d = 0; d < DIGITS; d++) {
-      const c = count[d] as number;
-      count[d] = sum;
-      sum += c;
-    }
-    for (let k = 0; k < n; k++) {
-      const key = keys[k] as number;
-      const d = (key >>> shift) & (DIGITS - 1);
-      const at = count[d] as number;
-      count[d] = at + 1;
-      keysOut[at] = key;
-      orderOut[at] = order[k] as number;
-    }
-    [keys, keysOut] = [keysOut, keys];
-    [order, orderOut] = [orderOut, order];
-  }
-  return order;
+  const maxSize = radixKeyMax(r.size, r.count);
+  if (maxSize >= 0) return radixDescending(r.size, identityOrder(r.count), maxSize);
+  return orderBy(r.count, (i) => -(r.size[i] as number));
 }
 
 export const greedyBySizeOffsetsPlanner: PlannerDefinition = {

@@ -1,5 +1,6 @@
 import { Placement, PLACEMENT_BYTES_PER_RECORD } from '../placement.js';
 import { Clock, NO_LIMITS, type PlanLimits } from '../limits.js';
+import { identityOrder, radixDescending, radixKeyMax } from '../radix-order.js';
 import type { OffsetsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
 
 /**
@@ -15,13 +16,7 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
   const clock = new Clock(limits, r.count);
   const p = new Placement(r, alignmentBytes);
   const n = r.count;
-  const duration = (i: number): number => (r.last[i] as number) - (r.first[i] as number);
-  // Both comparators end with the buffer id, so the order is total and any sort gives it.
-  const bySize = (a: number, b: number): number => (r.size[b] as number) - (r.size[a] as number);
-  const byRange = (a: number, b: number): number => duration(b) - duration(a);
-  const order = Uint32Array.from({ length: n }, (_, i) => i).sort(
-    type === 'spatial' ? (a, b) => bySize(a, b) || byRange(a, b) || a - b : (a, b) => byRange(a, b) || bySize(a, b) || a - b,
-  );
+  const order = xlaOrder(r, type);
   let heapSize = 0;
   for (let k = 0; k < n; k++) {
     clock.tick();
@@ -56,6 +51,27 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
     p.place(rec, fitOffset);
   }
   return { kind: 'offsets', offsets: p.offsets, totalBytes: p.totalBytes };
+}
+
+/**
+ * The heap's order: spatial, by decreasing size, then decreasing live range, then buffer id;
+ * temporal, by decreasing live range, then decreasing size, then id. Integer keys below 2^32 (sizes
+ * in bytes, ranges in time steps) are radix sorted, the second key first; others by comparator.
+ */
+export function xlaOrder(r: UsageRecords, type: 'spatial' | 'temporal'): Uint32Array {
+  const n = r.count;
+  const duration = new Float64Array(n);
+  for (let i = 0; i < n; i++) duration[i] = (r.last[i] as number) - (r.first[i] as number);
+  const maxSize = radixKeyMax(r.size, n);
+  const maxDuration = radixKeyMax(duration, n);
+  if (maxSize >= 0 && maxDuration >= 0) {
+    if (type === 'spatial') return radixDescending(r.size, radixDescending(duration, identityOrder(n), maxDuration), maxSize);
+    return radixDescending(duration, radixDescending(r.size, identityOrder(n), maxSize), maxDuration);
+  }
+  // Both comparators end with the buffer id, so the order is total and any sort gives it.
+  const bySize = (a: number, b: number): number => (r.size[b] as number) - (r.size[a] as number);
+  const byRange = (a: number, b: number): number => (duration[b] as number) - (duration[a] as number);
+  return identityOrder(n).sort(type === 'spatial' ? (a, b) => bySize(a, b) || byRange(a, b) || a - b : (a, b) => byRange(a, b) || bySize(a, b) || a - b);
 }
 
 export const xlaSpatial: PlannerDefinition = {

@@ -1,0 +1,67 @@
+/**
+ * Orders of record indices by integer keys, without a comparator: stable least-significant-digit
+ * radix sorts, one pass per 11 bits of the largest key, each a count and a scatter. Sorting by the
+ * last key first and by the first key last gives the order by the keys in turn, ties in record
+ * order (each pass keeps the order of the last).
+ */
+
+const DIGIT_BITS = 11;
+const DIGITS = 1 << DIGIT_BITS;
+
+/** The largest of the n keys if they are all integers in [0, 2^32), else -1 (no radix order then). */
+export function radixKeyMax(key: ArrayLike<number>, n: number): number {
+  let max = 0;
+  for (let i = 0; i < n; i++) {
+    const k = key[i] as number;
+    if (!(k >= 0 && k <= 0xffffffff && Number.isInteger(k))) return -1;
+    if (k > max) max = k;
+  }
+  return max;
+}
+
+/** The record indices 0 .. n - 1 in order. */
+export function identityOrder(n: number): Uint32Array {
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  return order;
+}
+
+/**
+ * `order` (record indices) stably reordered by decreasing key[i] (ties keep their place in `order`);
+ * keys are integers in [0, maxKey], maxKey < 2^32 (see {@link radixKeyMax}). Returns a new array
+ * or `order` itself, which it may overwrite.
+ */
+export function radixDescending(key: ArrayLike<number>, order: Uint32Array, maxKey: number): Uint32Array {
+  const n = order.length;
+  // Descending by key is ascending by maxKey - key.
+  let keys = new Uint32Array(n);
+  for (let k = 0; k < n; k++) keys[k] = maxKey - (key[order[k] as number] as number);
+  let ord: Uint32Array = order;
+  let keysOut = new Uint32Array(n);
+  let ordOut: Uint32Array = new Uint32Array(n);
+  const count = new Int32Array(DIGITS);
+  for (let shift = 0; shift < 32 && maxKey >>> shift > 0; shift += DIGIT_BITS) {
+    count.fill(0);
+    for (let k = 0; k < n; k++) {
+      const d = ((keys[k] as number) >>> shift) & (DIGITS - 1);
+      count[d] = (count[d] as number) + 1;
+    }
+    let sum = 0;
+    for (let d = 0; d < DIGITS; d++) {
+      const c = count[d] as number;
+      count[d] = sum;
+      sum += c;
+    }
+    for (let k = 0; k < n; k++) {
+      const x = keys[k] as number;
+      const d = (x >>> shift) & (DIGITS - 1);
+      const at = count[d] as number;
+      count[d] = at + 1;
+      keysOut[at] = x;
+      ordOut[at] = ord[k] as number;
+    }
+    [keys, keysOut] = [keysOut, keys];
+    [ord, ordOut] = [ordOut, ord];
+  }
+  return ord;
+}
