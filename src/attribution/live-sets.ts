@@ -33,11 +33,22 @@ export function forEachLiveSet(
       if (f < 0 || f > e) list[w++] = a;
     }
     n = w;
-    for (; next < allocCount && (allocEvent[next] as number) <= e; next++) {
-      while (d < dropped.length && (dropped[d] as number) < next) d++;
-      if (d < dropped.length && dropped[d] === next) continue;
+    // The allocations made by e: up to the first made after it (allocation numbers follow the order
+    // of their allocs), found by bisection; then one short loop over their frees, which runs once
+    // per replay and so mostly before V8 compiles it.
+    let lo = next;
+    let hi = allocCount;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((allocEvent[mid] as number) <= e) lo = mid + 1;
+      else hi = mid;
+    }
+    const end = lo;
+    for (; next < end; next++) {
       const f = freeEvent[next] as number;
       if (f >= 0 && f <= e) continue;
+      while (d < dropped.length && (dropped[d] as number) < next) d++;
+      if (d < dropped.length && dropped[d] === next) continue;
       if (n === list.length) {
         const grown = new Uint32Array(list.length * 2);
         grown.set(list);

@@ -244,20 +244,27 @@ export class TraceBuilder extends EventColumns {
    */
   addDecimalAlloc(value: number, sizeBytes: number, step: number, line: number): boolean {
     const prev = this.ids.latestDecimal(value);
-    if (prev === NOT_SIMPLE || (prev >= 0 && this.freeEvent[prev] === -1) || this.align !== null) return false;
+    // Read and compared whether or not the id was allocated before: code that runs on no event before
+    // V8 compiles the reading loop (an id used again, in a trace that seldom does) would throw the loop's
+    // compiled code away where it first runs.
+    const freedAt = this.freeEvent[prev < 0 ? 0 : prev] as number;
+    const stillLive = freedAt === -1;
+    // The allocation tables full: `addAllocId` grows them (seldom, and so not here: see `stillLive`).
+    if (prev === NOT_SIMPLE || (prev >= 0 && stillLive) || this.align !== null || this.allocs >= this.allocCap) return false;
     const i = this.push(OP_ALLOC, sizeBytes, step, 0, 0, NaN, line);
     const a = this.ids.addDecimal(value);
     this.allocs = a + 1;
-    if (a >= this.allocCap) this.resizeAllocs(this.grownCapacity(this.allocCap, a));
     this.alloc[i] = a;
     this.allocEvent[a] = i;
     this.freeEvent[a] = -1;
-    this.live += sizeBytes;
+    const live = this.live + sizeBytes;
+    this.live = live;
     this.liveAllocs++;
-    if (this.live > this.peakLive || this.peakLiveEvent < 0) {
-      this.peakLive = this.live;
-      this.peakLiveEvent = i;
-    }
+    // Written on every event (see `stillLive`): a trace may reach a new peak first late.
+    const first = this.peakLiveEvent < 0;
+    const peak = live > this.peakLive || first;
+    this.peakLive = peak ? live : this.peakLive;
+    this.peakLiveEvent = peak ? i : this.peakLiveEvent;
     return true;
   }
 

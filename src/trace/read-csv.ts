@@ -43,6 +43,8 @@ const MAX_DIGITS = 15;
 function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void {
   const src = sc.src;
   const usual = roles.length === 4 && roles[0] === OP && roles[1] === ID && roles[2] === SIZE && roles[3] === STEP;
+  let reserved = false;
+  let usualCalls = 0;
   for (;;) {
     if (src.end - sc.pos < LOOKAHEAD && !src.eof) {
       if (src.base < src.totalBytes >> 2) b.reserveFor(src.base + sc.pos);
@@ -52,9 +54,22 @@ function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void 
     }
     const limit = Math.min(src.eof ? src.end : src.end - LOOKAHEAD + 1, sc.pos + SPAN);
     if (sc.pos >= src.end) break;
-    // The usual header's records in the shortest loop; one it does not take, and those after it up
-    // to the limit, in the loop for any header.
-    if (usual && usualSpan(sc, b, limit)) continue;
+    if (!reserved && b.length >= RESERVE_AT) {
+      // As plainSpan does, here for usualSpan (a call that its compiled code would not have seen run).
+      reserved = true;
+      b.reserveFor(src.base + sc.pos);
+    }
+    if (usual) {
+      // The usual header's records in the shortest loop. Its first calls read a few records each: V8
+      // starts recording what a function meets only once it has run a little, and code compiled
+      // without a record of the function's start is thrown away.
+      const from = sc.pos;
+      if (usualSpan(sc, b, usualCalls++ < 4 ? Math.min(limit, from + 512) : limit)) continue;
+      // The record it does not take in the loop for any header: alone, unless it was the first
+      // (then the records up to the limit: a file of ids that are not decimal, say).
+      if (!plainSpan(sc, b, roles, sc.pos > from || usualCalls <= 4 ? sc.pos + 1 : limit)) break;
+      continue;
+    }
     if (!plainSpan(sc, b, roles, limit)) break;
   }
 }
@@ -94,8 +109,11 @@ function usualSpan(sc: CsvScanner, b: TraceBuilder, limit: number): boolean {
       id = id * 10 + d;
       p++;
     }
-    const idEnd = p;
-    if (p === is || p - is > 9 || (buf[is] === 0x30 && p - is > 1) || p >= end || buf[p] !== 0x2c) {
+    // Each operation here runs on every record: one that ran on none before V8 compiled the loop
+    // (`p - is > 1` after a leading 0, say) would throw the compiled loop away where it first runs.
+    const idDigits = p - is;
+    const leadingZero = buf[is] === 0x30;
+    if (idDigits === 0 || idDigits > 9 || (idDigits > 1 && leadingZero) || p >= end || buf[p] !== 0x2c) {
       p = rs;
       atLimit = false;
       break;
@@ -134,13 +152,15 @@ function usualSpan(sc: CsvScanner, b: TraceBuilder, limit: number): boolean {
       break;
     }
     const stepValue = stepDigits === 0 ? NaN : step;
-    if (alloc) {
-      if (!b.addDecimalAlloc(id, size, stepValue, line)) b.addAllocId(buf, is, idEnd, id, size, stepValue, 0, 0, NaN, line, DEFAULT_ALIGN_BYTES);
-    } else if (!b.addDecimalFree(id, stepValue, line)) {
-      b.addFreeId(buf, is, idEnd, id, stepValue, -1, NaN, line);
+    // An event that the builder's short path does not take (the first id past its direct table, an
+    // id that is live, …) is left to plainSpan: handled here, that rare case would be code that V8
+    // compiled without having seen it run, and thrown away when it first runs.
+    if (!(alloc ? b.addDecimalAlloc(id, size, stepValue, line) : b.addDecimalFree(id, stepValue, line))) {
+      p = rs;
+      atLimit = false;
+      break;
     }
     line++;
-    if (b.length === RESERVE_AT) b.reserveFor(src.base + p);
   }
   sc.pos = p;
   sc.nextLine = line;

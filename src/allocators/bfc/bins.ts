@@ -75,7 +75,10 @@ export class Bins {
     } else {
       for (;;) {
         const ts = num[t * 4 + SIZE] as number;
-        const side = size < ts || (size === ts && ptr < (num[t * 4 + PTR] as number)) ? LEFT : RIGHT;
+        // Compared on every step, not only between chunks of one size: code that V8 compiled before
+        // two chunks of one size met (late in many replays) would be thrown away where they first do.
+        const lower = ptr < (num[t * 4 + PTR] as number);
+        const side = size < ts || (size === ts && lower) ? LEFT : RIGHT;
         const child = link[t * 8 + side] as number;
         if (child < 0) {
           link[t * 8 + side] = h;
