@@ -204,7 +204,24 @@ export class TraceBuilder extends EventColumns {
     const i = this.push(OP_ALLOC, sizeBytes, step, stream, tagIndex, time, line);
     if (alignBytes !== DEFAULT_ALIGN_BYTES && !this.align) this.align = this.defaultAligns(this.cap);
     if (this.align) this.align[i] = alignBytes;
-    const a = this.ids.insert(buf, s, e, value, true);
+    return this.recordAlloc(i, this.ids.insert(buf, s, e, value, true), sizeBytes);
+  }
+
+  /**
+   * {@link TraceBuilder.addAllocBytes} (default alignment) for an importer whose ids are unique by
+   * construction: ASCII, not a plain decimal number, and never the id of an earlier allocation. The
+   * id is stored without being looked up (see IdTable.appendNew).
+   */
+  addAllocNew(buf: Uint8Array, s: number, e: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
+    if (decimalId(buf, s, e) !== NOT_DECIMAL) return this.addAllocBytes(buf, s, e, sizeBytes, step, stream, tagIndex, time, line);
+    if (time === time && !this.checkTime(time, line)) return -1;
+    const i = this.push(OP_ALLOC, sizeBytes, step, stream, tagIndex, time, line);
+    if (this.align) this.align[i] = DEFAULT_ALIGN_BYTES;
+    return this.recordAlloc(i, this.ids.appendNew(buf, s, e), sizeBytes);
+  }
+
+  /** Records event `i` as the alloc of allocation `a`. */
+  private recordAlloc(i: number, a: number, sizeBytes: number): number {
     this.allocs = a + 1;
     if (a >= this.allocCap) this.resizeAllocs(this.grownCapacity(this.allocCap, a));
     this.alloc[i] = a;

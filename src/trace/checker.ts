@@ -1,5 +1,5 @@
 import { type BuildOptions, TraceBuilder } from './builder.js';
-import { hashBytes } from './id-table.js';
+import { hashBytes, NOT_DECIMAL } from './id-table.js';
 import { KeyTable } from './key-table.js';
 import type { SkippedCounts, TraceMeta, TraceSummary } from './model.js';
 import { StepSet } from './step-set.js';
@@ -93,6 +93,11 @@ export class TraceChecker extends TraceBuilder {
       this.peakEvent = this.events - 1;
     }
     return this.allocated++;
+  }
+
+  /** Ids are checked here the same whoever makes them (see addAllocId). */
+  override addAllocNew(buf: Uint8Array, s: number, e: number, sizeBytes: number, step: number, stream: number, tag: number, time: number, line: number): number {
+    return this.addAllocId(buf, s, e, NOT_DECIMAL, sizeBytes, step, stream, tag, time, line);
   }
 
   override addFreeId(buf: Uint8Array, s: number, e: number, _value: number, step: number, _stream: number, time: number, line: number): number {

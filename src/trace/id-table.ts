@@ -61,6 +61,8 @@ export class IdTable {
   /** Whether the last {@link IdTable.lookup} probed the hash index, and with which hash. */
   private probed = false;
   private probedHash = 0;
+  /** Allocations from this one on were added by {@link IdTable.appendNew} and are not in the hash index yet (-1: none). */
+  private unindexedFrom = -1;
   /** Number of allocations. */
   length = 0;
   /** Allocations the columns reserve room for (address space only, see columns.ts). */
@@ -179,6 +181,36 @@ export class IdTable {
     if (value >= 0) this.decimalsHashed = true;
     if (afterLookup && this.probed) return this.add(buf, s, e, this.probedHash, true);
     return this.add(buf, s, e, hashBytes(buf, s, e));
+  }
+
+  /**
+   * Adds an allocation whose id (bytes [s, e) of `buf`, not a plain decimal number) no allocation had
+   * before, as an importer that makes its ids unique knows: the id is stored, and put in the hash
+   * index only when an id is next looked up or inserted (a trace built so may never be).
+   */
+  appendNew(buf: Uint8Array, s: number, e: number): number {
+    this.materialize();
+    if (this.unindexedFrom < 0) this.unindexedFrom = this.length;
+    return this.append(buf, s, e, 0);
+  }
+
+  /** Puts the ids added by {@link IdTable.appendNew} in the hash index, in order (each one is new). */
+  private indexAll(): void {
+    const from = this.unindexedFrom;
+    this.unindexedFrom = -1;
+    for (let a = from; a < this.length; a++) {
+      const s = this.offs[a] as number;
+      const e = this.offs[a + 1] as number;
+      const h = hashBytes(this.bytes, s, e);
+      this.hashes[a] = h;
+      const slot = this.slotOf(this.bytes, s, e, h);
+      if (this.slots[slot] === EMPTY && ++this.keys * 2 > this.slots.length) {
+        this.slots[slot] = a;
+        this.rehash();
+      } else {
+        this.slots[slot] = a;
+      }
+    }
   }
 
   /**
@@ -302,6 +334,7 @@ export class IdTable {
 
   /** The latest allocation whose id is bytes [s, e) of `buf`, or -1 (hash index only). */
   find(buf: Uint8Array, s: number, e: number, h: number): number {
+    if (this.unindexedFrom >= 0) this.indexAll();
     const slot = this.slotOf(buf, s, e, h);
     this.lastSlot = slot;
     return this.slots[slot] as number;
@@ -313,6 +346,7 @@ export class IdTable {
    */
   add(buf: Uint8Array, s: number, e: number, h: number, afterFind = false): number {
     this.materialize();
+    if (this.unindexedFrom >= 0) this.indexAll();
     const a = this.append(buf, s, e, h);
     const slot = afterFind ? this.lastSlot : this.slotOf(buf, s, e, h);
     if (this.slots[slot] === EMPTY) {

@@ -1,3 +1,4 @@
+import { LiveBlocks } from './live-blocks.js';
 import { OrderedSet } from './ordered-set.js';
 
 /** Pool of a segment, as PyTorch's caching allocator names them. */
@@ -28,7 +29,11 @@ export interface LayoutSegment {
  * the address space never merge; mapped ranges of an expandable segment do).
  *
  * Nothing is simulated: callers say where every segment and block is. Every operation is O(log n);
- * the sets live in typed arrays ({@link OrderedSet}).
+ * the sets live in typed arrays ({@link OrderedSet}). While every live block was carved from a free
+ * range (as in a consistent history), the live blocks are kept by start alone ({@link LiveBlocks}):
+ * a block that lies in free space overlaps no other, and one in a segment none that is added later.
+ * The first block that does not (outside a segment, over another, of size 0), or a segment removed
+ * with blocks in it, moves them to an ordered set, which handles any history.
  */
 export class SegmentLayout {
   /** Segments keyed (start, end), payload = segment id. */
@@ -48,8 +53,10 @@ export class SegmentLayout {
    */
   private gapQueryAt = NaN;
   private gapQuery = -1;
-  /** Live blocks keyed (start, end), payload = the caller's block id. */
-  private readonly used = new OrderedSet();
+  /** Live blocks by start while each lies in what was a free range of a segment; null once one may not. */
+  private live: LiveBlocks | null;
+  /** Live blocks keyed (start, end), payload = the caller's block id, once `live` is null. */
+  private used: OrderedSet | null;
   /** Sum of segment sizes. */
   reservedBytes = 0;
   /** Sum of live block sizes. */
@@ -58,8 +65,16 @@ export class SegmentLayout {
   /**
    * `bySize`: keep the free ranges ordered by size too, for {@link largestGapBytes} and
    * {@link gapCount}; a layout that never asks for them (a snapshot's import) does without.
+   * `keyed`: keep the live blocks by start while the history allows it (see the class comment);
+   * false: in the ordered set from the start.
    */
-  constructor(private readonly bySize = true) {}
+  constructor(
+    private readonly bySize = true,
+    keyed = true,
+  ) {
+    this.live = keyed ? new LiveBlocks() : null;
+    this.used = keyed ? null : new OrderedSet();
+  }
 
   /** Number of segments. */
   get segmentCount(): number {
@@ -207,14 +222,34 @@ export class SegmentLayout {
     return true;
   }
 
-  /** Adds [start, end) minus the live blocks in it as free ranges (a new or newly mapped range). */
+  /** The live blocks in an ordered set from now on (see the class comment). */
+  private ordered(): OrderedSet {
+    if (this.used) return this.used;
+    const used = new OrderedSet();
+    const live = this.live as LiveBlocks;
+    const o = live.sorted();
+    for (let k = 0; k < live.size; k++) used.insert(o.start[k] as number, o.end[k] as number, o.id[k] as number);
+    this.used = used;
+    this.live = null;
+    return used;
+  }
+
+  /**
+   * Adds [start, end) minus the live blocks in it as free ranges (a new or newly mapped range, which
+   * overlaps no segment: while `live` holds the blocks, all of them lie in segments).
+   */
   private addFreeAround(start: number, end: number): void {
+    const used = this.used;
+    if (!used) {
+      this.freeRange(start, end);
+      return;
+    }
     let at = start;
-    const before = this.used.predecessor(start, Infinity);
-    if (before >= 0 && this.used.b(before) > at) at = this.used.b(before);
-    for (let u = this.used.lowerBound(start, Infinity); u >= 0 && this.used.a(u) < end; u = this.used.next(u)) {
-      if (this.used.a(u) > at) this.freeRange(at, this.used.a(u));
-      at = Math.max(at, this.used.b(u));
+    const before = used.predecessor(start, Infinity);
+    if (before >= 0 && used.b(before) > at) at = used.b(before);
+    for (let u = used.lowerBound(start, Infinity); u >= 0 && used.a(u) < end; u = used.next(u)) {
+      if (used.a(u) > at) this.freeRange(at, used.a(u));
+      at = Math.max(at, used.b(u));
     }
     if (at < end) this.freeRange(at, end);
   }
@@ -242,6 +277,8 @@ export class SegmentLayout {
     const end = this.segs.b(n);
     const id = this.segs.payload(n);
     const wasFree = this.gaps.find(start, end) >= 0;
+    // Blocks left outside every segment: the ordered set keeps them.
+    if (!wasFree) this.ordered();
     for (let g = this.gaps.lowerBound(start, -Infinity); g >= 0 && this.gaps.a(g) < end; g = this.gaps.lowerBound(start, -Infinity)) {
       this.removeGap(this.gaps.a(g), this.gaps.b(g));
     }
@@ -317,12 +354,19 @@ export class SegmentLayout {
    */
   take(start: number, size: number, id: number): number {
     const end = start + size;
-    const before = this.used.predecessor(start, Infinity);
-    if (before >= 0 && this.used.b(before) > start) return TAKE_OVERLAP;
+    const live = this.live;
+    if (live && size > 0 && LiveBlocks.holds(start) && this.carve(start, end)) {
+      live.add(start, end, id);
+      this.usedBytes += size;
+      return TAKE_OK;
+    }
+    const used = this.ordered();
+    const before = used.predecessor(start, Infinity);
+    if (before >= 0 && used.b(before) > start) return TAKE_OVERLAP;
     // The first block starting after `start`: the one after `before`.
-    const after = before >= 0 ? this.used.next(before) : this.used.first();
-    if (after >= 0 && this.used.a(after) < end) return TAKE_OVERLAP;
-    this.used.insert(start, end, id);
+    const after = before >= 0 ? used.next(before) : used.first();
+    if (after >= 0 && used.a(after) < end) return TAKE_OVERLAP;
+    used.insert(start, end, id);
     this.usedBytes += size;
     if (size === 0 || this.carve(start, end)) return TAKE_OK;
     this.carveAll(start, end);
@@ -331,10 +375,20 @@ export class SegmentLayout {
 
   /** Releases the live block starting at `start`; returns its size, or -1 when there is none. */
   release(start: number): number {
-    const n = this.used.lowerBound(start, -Infinity);
-    if (n < 0 || this.used.a(n) !== start) return -1;
-    const end = this.used.b(n);
-    this.used.remove(start, end);
+    let end: number;
+    const live = this.live;
+    if (live) {
+      const i = live.find(start);
+      if (i < 0) return -1;
+      end = live.endAt(i);
+      live.removeAt(i);
+    } else {
+      const used = this.used as OrderedSet;
+      const n = used.lowerBound(start, -Infinity);
+      if (n < 0 || used.a(n) !== start) return -1;
+      end = used.b(n);
+      used.remove(start, end);
+    }
     this.usedBytes -= end - start;
     // Free again the parts that lie in segments (all of it, unless the history was inconsistent).
     const at = this.segNodeAt(start);
@@ -362,29 +416,41 @@ export class SegmentLayout {
 
   /** Live blocks and free ranges of [start, end) in address order: `id` is -1 for a free range. */
   forEachBlockIn(start: number, end: number, fn: (blockStart: number, blockEnd: number, id: number) => void): void {
-    let u = this.used.lowerBound(start, -Infinity);
     let g = this.gaps.lowerBound(start, -Infinity);
+    const used = this.used;
+    const live = this.live as LiveBlocks;
+    let u = used ? used.lowerBound(start, -Infinity) : live.firstFrom(start);
     for (;;) {
-      const ua = u >= 0 && this.used.a(u) < end ? this.used.a(u) : Infinity;
+      const ua = used ? (u >= 0 && used.a(u) < end ? used.a(u) : Infinity) : live.startOf(u, end);
       const ga = g >= 0 && this.gaps.a(g) < end ? this.gaps.a(g) : Infinity;
       if (ua === Infinity && ga === Infinity) return;
-      if (ua <= ga) {
-        fn(ua, this.used.b(u), this.used.payload(u));
-        u = this.used.next(u);
-      } else {
+      if (ua > ga) {
         fn(ga, this.gaps.b(g), -1);
         g = this.gaps.next(g);
+      } else if (used) {
+        fn(ua, used.b(u), used.payload(u));
+        u = used.next(u);
+      } else {
+        const o = live.sorted();
+        fn(ua, o.end[u] as number, o.id[u] as number);
+        u++;
       }
     }
   }
 
   /** Every live block in address order: (start, end, id). */
   forEachLive(fn: (start: number, end: number, id: number) => void): void {
-    this.used.forEach(fn);
+    if (this.used) {
+      this.used.forEach(fn);
+      return;
+    }
+    const live = this.live as LiveBlocks;
+    const o = live.sorted();
+    for (let k = 0; k < live.size; k++) fn(o.start[k] as number, o.end[k] as number, o.id[k] as number);
   }
 
   /** Number of live blocks. */
   get liveCount(): number {
-    return this.used.size;
+    return this.used ? this.used.size : (this.live as LiveBlocks).size;
   }
 }

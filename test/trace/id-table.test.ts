@@ -78,4 +78,33 @@ describe('id table', () => {
     expect(t.get(3000)).toBe('w0');
     expect(t.lookup(enc.encode('1234'), 0, 4)).toBe(1234);
   });
+
+  it('finds ids added unindexed by appendNew, between and after ordinary ones, and after trim (fast-check against a Map)', () => {
+    const step = fc.record({ fresh: fc.boolean(), n: fc.integer({ min: 0, max: 3000 }), lookupAfter: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 400 }), (steps) => {
+        const t = new IdTable();
+        const model = new Map<string, number>();
+        let made = 0;
+        steps.forEach((x) => {
+          // appendNew only for ids never added (its contract); ordinary inserts may repeat one.
+          const s = x.fresh ? `b${(made++).toString(16)}_0` : `b${x.n.toString(16)}_1`;
+          const b = enc.encode(s);
+          const a = x.fresh ? t.appendNew(b, 0, b.length) : t.insert(b, 0, b.length, NOT_DECIMAL);
+          model.set(s, a);
+          if (x.lookupAfter) expect(t.lookup(b, 0, b.length)).toBe(a);
+        });
+        t.trim();
+        expect(t.length).toBe(steps.length);
+        for (const [s, a] of model) {
+          const b = enc.encode(s);
+          expect(t.lookup(b, 0, b.length)).toBe(a);
+          expect(t.get(a)).toBe(s);
+        }
+        const missing = enc.encode('b_none');
+        expect(t.lookup(missing, 0, missing.length)).toBe(-1);
+      }),
+      { numRuns: 100 },
+    );
+  });
 });

@@ -152,9 +152,10 @@ export class Converter {
   }
 
   /** Adds an alloc with the id `b<address hex>_<n>`, written as bytes (no string per event). */
-  private addAlloc(address: number, n: number, requested: number, step: number, stream: number, tag: number, time: number | undefined, line: number): number {
+  private addAlloc(address: number, n: number, requested: number, step: number, stream: number, tag: number, time: number | undefined, line: number, fresh = true): number {
     const len = this.idBytes.write(address, n);
-    const a = this.b.addAllocBytes(this.idBytes.buf, 0, len, requested, step, stream, tag, time ?? NaN, line);
+    // A new occurrence at an address: an id no allocation had before.
+    const a = fresh ? this.b.addAllocNew(this.idBytes.buf, 0, len, requested, step, stream, tag, time ?? NaN, line) : this.b.addAllocBytes(this.idBytes.buf, 0, len, requested, step, stream, tag, time ?? NaN, line);
     if (a >= 0) this.occ[a] = n;
     return a;
   }
@@ -252,7 +253,7 @@ export class Converter {
     const liveThere = this.liveAt.get(address);
     if (liveThere >= 0) {
       // An alloc over a live block: let the builder report it (or count it under --lenient).
-      this.addAlloc(address, this.occ[liveThere] as number, requested, NaN, stream, 0, this.time(k), k + 1);
+      this.addAlloc(address, this.occ[liveThere] as number, requested, NaN, stream, 0, this.time(k), k + 1, false);
       return;
     }
     const rounded = roundSize(requested, this.rules);

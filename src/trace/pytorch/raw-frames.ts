@@ -61,13 +61,15 @@ export class RawFrameLists {
   /** How many times a memo entry that held a known frame was stored again (see {@link skip}). */
   private overwrites = 0;
   /**
-   * Per memo index holding {@link STORED_LIST}: the list's number, or -1 for a skipped list, whose
-   * bytes and memo state (as in {@link FramesList}) are in the other three.
+   * Per memo index holding {@link STORED_LIST}: the list's number, or -1 - k for a skipped list, whose
+   * bytes and memo state (as in {@link FramesList}) are entry k of the skipped ones (one slot per
+   * skipped list, not per memo index).
    */
   private storedRaw = new Int32Array(0);
-  private storedFrom = new Int32Array(0);
-  private storedTo = new Int32Array(0);
-  private storedStamp = new Uint32Array(0);
+  private skippedFrom = new Int32Array(0);
+  private skippedTo = new Int32Array(0);
+  private skippedStamp = new Uint32Array(0);
+  private skippedCount = 0;
   /** The pickle and memo of the skipped lists, to read them when they are needed after all. */
   private buf: Uint8Array = new Uint8Array(0);
   private memo: PickleValue[] = [];
@@ -255,24 +257,25 @@ export class RawFrameLists {
    * that made it, holds {@link STORED_LIST} from now on; the list object is let go.
    */
   store(i: number, list: FramesList): void {
-    if (i >= this.storedRaw.length) {
-      const n = Math.max(i + 1, this.storedRaw.length * 2, 1024);
-      const grow = <T extends Int32Array | Uint32Array>(a: T, b: T): T => {
-        b.set(a);
-        return b;
-      };
-      this.storedRaw = grow(this.storedRaw, new Int32Array(n));
-      this.storedFrom = grow(this.storedFrom, new Int32Array(n));
-      this.storedTo = grow(this.storedTo, new Int32Array(n));
-      this.storedStamp = grow(this.storedStamp, new Uint32Array(n));
-    }
+    const grow = <T extends Int32Array | Uint32Array>(a: T, b: T): T => {
+      b.set(a);
+      return b;
+    };
+    if (i >= this.storedRaw.length) this.storedRaw = grow(this.storedRaw, new Int32Array(Math.max(i + 1, this.storedRaw.length * 2, 1024)));
     if (list.raw >= 0) {
       this.storedRaw[i] = list.raw;
     } else {
-      this.storedRaw[i] = -1;
-      this.storedFrom[i] = list.skipFrom;
-      this.storedTo[i] = list.skipTo;
-      this.storedStamp[i] = list.stamp;
+      const k = this.skippedCount++;
+      if (k === this.skippedFrom.length) {
+        const n = Math.max(1024, k * 2);
+        this.skippedFrom = grow(this.skippedFrom, new Int32Array(n));
+        this.skippedTo = grow(this.skippedTo, new Int32Array(n));
+        this.skippedStamp = grow(this.skippedStamp, new Uint32Array(n));
+      }
+      this.skippedFrom[k] = list.skipFrom;
+      this.skippedTo[k] = list.skipTo;
+      this.skippedStamp[k] = list.stamp;
+      this.storedRaw[i] = -1 - k;
     }
     this.memo[i] = STORED_LIST as unknown as PickleValue;
   }
@@ -289,9 +292,9 @@ export class RawFrameLists {
     if (r >= 0) {
       list.raw = r;
     } else {
-      list.skipFrom = this.storedFrom[i] as number;
-      list.skipTo = this.storedTo[i] as number;
-      list.stamp = this.storedStamp[i] as number;
+      list.skipFrom = this.skippedFrom[-1 - r] as number;
+      list.skipTo = this.skippedTo[-1 - r] as number;
+      list.stamp = this.skippedStamp[-1 - r] as number;
     }
     this.memo[i] = list as unknown as PickleValue;
     return list;
