@@ -1,3 +1,5 @@
+import { addressSlot } from './address-hash.js';
+
 /**
  * Live blocks keyed by their start address (an integer from 0 to 2^53), each with its end and the
  * caller's id: open addressing with linear probing and backward-shift deletion in typed arrays, so
@@ -30,22 +32,13 @@ export class LiveBlocks {
     return this.count;
   }
 
-  private slot(start: number, mask: number): number {
-    const lo = start >>> 0;
-    const hi = (start / 4294967296) >>> 0;
-    let h = Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b);
-    h ^= h >>> 15;
-    h = Math.imul(h, 0xc2b2ae35);
-    h ^= h >>> 13;
-    return h & mask;
-  }
 
   /** The slot of the block at `start`, or -1. */
   find(start: number): number {
     if (!(start >= 0)) return -1;
     const starts = this.starts;
     const mask = starts.length - 1;
-    for (let i = this.slot(start, mask); ; i = (i + 1) & mask) {
+    for (let i = addressSlot(start, mask); ; i = (i + 1) & mask) {
       const k = starts[i] as number;
       if (k === start) return i;
       if (k === -1) return -1;
@@ -61,7 +54,7 @@ export class LiveBlocks {
   add(start: number, end: number, id: number): void {
     const starts = this.starts;
     const mask = starts.length - 1;
-    let i = this.slot(start, mask);
+    let i = addressSlot(start, mask);
     while (starts[i] !== -1) i = (i + 1) & mask;
     starts[i] = start;
     this.ends[i] = end;
@@ -79,7 +72,7 @@ export class LiveBlocks {
     // Shift back the entries after the hole that probed past it.
     let hole = i;
     for (let j = (i + 1) & mask; starts[j] !== -1; j = (j + 1) & mask) {
-      const home = this.slot(starts[j] as number, mask);
+      const home = addressSlot(starts[j] as number, mask);
       if (((j - home) & mask) >= ((j - hole) & mask)) {
         starts[hole] = starts[j] as number;
         ends[hole] = ends[j] as number;

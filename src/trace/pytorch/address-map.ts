@@ -1,3 +1,5 @@
+import { addressSlot } from '../../util/address-hash.js';
+
 /**
  * A map from addresses (integers from 0 to 2^53) to non-negative integers, in typed arrays: open
  * addressing with linear probing and backward-shift deletion, so that the importer's per-event
@@ -21,21 +23,12 @@ export class AddressMap {
     return this.count;
   }
 
-  private slot(addr: number, mask: number): number {
-    const lo = addr >>> 0;
-    const hi = (addr / 4294967296) >>> 0;
-    let h = Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b);
-    h ^= h >>> 15;
-    h = Math.imul(h, 0xc2b2ae35);
-    h ^= h >>> 13;
-    return h & mask;
-  }
 
   /** The value at `addr`, or -1. */
   get(addr: number): number {
     const keys = this.keys;
     const mask = keys.length - 1;
-    for (let i = this.slot(addr, mask); ; i = (i + 1) & mask) {
+    for (let i = addressSlot(addr, mask); ; i = (i + 1) & mask) {
       const k = keys[i] as number;
       if (k === addr) return this.values[i] as number;
       if (k === -1) return -1;
@@ -45,7 +38,7 @@ export class AddressMap {
   set(addr: number, value: number): void {
     const keys = this.keys;
     const mask = keys.length - 1;
-    for (let i = this.slot(addr, mask); ; i = (i + 1) & mask) {
+    for (let i = addressSlot(addr, mask); ; i = (i + 1) & mask) {
       const k = keys[i] as number;
       if (k === addr) {
         this.values[i] = value;
@@ -64,7 +57,7 @@ export class AddressMap {
   increment(addr: number): number {
     const keys = this.keys;
     const mask = keys.length - 1;
-    for (let i = this.slot(addr, mask); ; i = (i + 1) & mask) {
+    for (let i = addressSlot(addr, mask); ; i = (i + 1) & mask) {
       const k = keys[i] as number;
       if (k === addr) {
         const v = this.values[i] as number;
@@ -84,7 +77,7 @@ export class AddressMap {
     const keys = this.keys;
     const values = this.values;
     const mask = keys.length - 1;
-    let i = this.slot(addr, mask);
+    let i = addressSlot(addr, mask);
     for (; ; i = (i + 1) & mask) {
       const k = keys[i] as number;
       if (k === addr) break;
@@ -93,7 +86,7 @@ export class AddressMap {
     // Shift back the entries after the hole that probed past it.
     let hole = i;
     for (let j = (i + 1) & mask; keys[j] !== -1; j = (j + 1) & mask) {
-      const home = this.slot(keys[j] as number, mask);
+      const home = addressSlot(keys[j] as number, mask);
       if (((j - home) & mask) >= ((j - hole) & mask)) {
         keys[hole] = keys[j] as number;
         values[hole] = values[j] as number;
