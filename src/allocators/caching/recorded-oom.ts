@@ -101,16 +101,16 @@ export function checkRecordedOom(a: CachingAllocator, o: RecordedOom, recordedRe
   if (reproduced) a.countRecordedFailure();
   const message =
     reproduced && Number.isFinite(capacityBytes)
-    ? oomMessage({
-        allocSizeBytes: allocationSize(size),
-        device,
-        totalBytes: capacityBytes,
-        freeBytes: free ?? Math.max(0, capacityBytes - (a.reservedBytes - releasable)),
-        allowedBytes: a.setFraction ? a.allowedBytes : null,
-        allocatedBytes: a.allocatedBytes,
-        reservedBytes: a.reservedBytes - releasable,
-      })
-    : undefined;
+      ? oomMessage({
+          allocSizeBytes: allocationSize(size),
+          device,
+          totalBytes: capacityBytes,
+          freeBytes: free ?? Math.max(0, capacityBytes - (a.reservedBytes - releasable)),
+          allowedBytes: a.setFraction ? a.allowedBytes : null,
+          allocatedBytes: a.allocatedBytes,
+          reservedBytes: a.reservedBytes - releasable,
+        })
+      : undefined;
   return {
     beforeEvent: o.beforeEvent,
     entry: o.source ?? null,

@@ -315,6 +315,7 @@ export class RecordedReplay implements SegmentPlacement {
     out.push(`${this.same} of ${this.allocations} allocations in the window placed at the address the real allocator chose${pct}`);
     return out;
   }
+
   /**
    * When the real run failed with room to spare on the device and no memory fraction is simulated:
    * a limit the snapshot does not record was in force (torch.cuda.set_per_process_memory_fraction
@@ -331,10 +332,9 @@ export class RecordedReplay implements SegmentPlacement {
       `the real run failed ${n === 1 ? 'once' : `${n} times`} with room left on the device: a limit the snapshot does not record was in force, ` +
       `such as a memory fraction (torch.cuda.set_per_process_memory_fraction), of at least ${formatBytes(this.recordedReservedPeak)} ` +
       `(${this.recordedReservedPeak} bytes, the most the run reserved) and below ${formatBytes(below)} (${below} bytes); ` +
-      '--capacity with the device\'s total and --option per_process_memory_fraction=<limit ÷ total> simulate it'
+      "--capacity with the device's total and --option per_process_memory_fraction=<limit ÷ total> simulate it"
     );
   }
-
 }
 
 /** One sentence on whether the simulation fails where the real run did. */
