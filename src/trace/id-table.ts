@@ -225,7 +225,7 @@ export class IdTable {
 
   /**
    * {@link IdTable.insert} of a decimal id for which {@link IdTable.latestDecimal} just answered
-   * something else than {@link NOT_SIMPLE}.
+   * something else than {@link NOT_SIMPLE} (and number mode's own insertion, the prefix set after).
    */
   addDecimal(value: number): number {
     const a = this.length++;
@@ -250,13 +250,9 @@ export class IdTable {
     const prev = this.direct[v] as number;
     // One number, one prefix: another prefix's id with this number leaves number mode.
     if (prev !== EMPTY && (this.prefixOf ? (this.prefixOf[prev] as number) : 0) !== prefix) return -1;
-    const a = this.length++;
-    if (a >= (this.values as Uint32Array).length) this.reserve(Math.ceil((this.values as Uint32Array).length * 1.5) + 16);
-    (this.values as Uint32Array)[a] = v;
+    const a = this.addDecimal(v);
     if (prefix !== 0 && !this.prefixOf) this.prefixOf = newColumn(Uint8Array, (this.values as Uint32Array).length, this.reserveAllocs);
     if (this.prefixOf) this.prefixOf[a] = prefix;
-    this.direct[v] = a;
-    if (v > this.maxDirect) this.maxDirect = v;
     return a;
   }
 
