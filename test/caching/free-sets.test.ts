@@ -56,6 +56,7 @@ function check(ops: Op[], blocks: number, sets = 2): Sets {
       m.sort((x, y) => (before(x, y) ? -1 : 1));
       const want = m.find((id) => f.size[id]! >= op.size) ?? -1;
       expect(f.setLowerBound(s, op.size, -1)).toBe(want);
+      expect(f.setFirstAtLeast(s, op.size)).toBe(want);
     }
     m.sort((x, y) => (before(x, y) ? -1 : 1));
     expect(f.count(s)).toBe(m.length);

@@ -16,6 +16,15 @@ import { allocationSize, kMinBlockSize, kSmallSize, roundSize } from './sizes.js
 import { captureState } from './state.js';
 import { RESERVED_BYTES, SEGMENT } from './stats.js';
 
+/**
+ * round_size without power-2 divisions: a multiple of 512, at least 512. An integer below 2^31
+ * (every request of a trace) is rounded with shifts rather than a division.
+ */
+function roundTo512(n: number): number {
+  if (n < kMinBlockSize) return kMinBlockSize;
+  return (n | 0) === n ? ((n + 511) >>> 9) * 512 : Math.ceil(n / kMinBlockSize) * kMinBlockSize;
+}
+
 /** The caching allocator behind the `OnlineAllocator` interface. */
 export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   private readonly divisions: Float64Array;
@@ -89,7 +98,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
 
   /** DeviceCachingAllocator::malloc. */
   private malloc(origSize: number, streamIndex: number, event: number): number {
-    const size = this.plainRounding ? (origSize < kMinBlockSize ? kMinBlockSize : Math.ceil(origSize / kMinBlockSize) * kMinBlockSize) : roundSize(origSize, this.divisions);
+    const size = this.plainRounding ? roundTo512(origSize) : roundSize(origSize, this.divisions);
     const isSmall = size <= kSmallSize;
     let block = this.getFreeBlock(streamIndex, isSmall, size);
     // A block found in the pool is still listed: alloc_found_block re-keys or removes it.
@@ -134,7 +143,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   /** The block get_free_block would choose for a request, without its side effects; -1 when none. */
   probeFreeBlock(streamIndex: number, isSmall: boolean, size: number): number {
     const set = streamIndex * 2 + (isSmall ? 0 : 1);
-    let id = this.setLowerBound(set, size, -1);
+    let id = this.setFirstAtLeast(set, size);
     if (id < 0) return -1;
     if ((this.seg[id] as number) >= 0) {
       id = this.expandableCandidate(set, id);

@@ -61,7 +61,11 @@ export class FreeSets extends TreapSets {
   /** After a change of set `s`: its largest block into the tree, when it changed. */
   private noteMax(s: number): void {
     const last = this.setLast(s);
-    const v = last >= 0 ? (this.size[last] as number) : 0;
+    this.putMax(s, last >= 0 ? (this.size[last] as number) : 0);
+  }
+
+  /** Set `s`'s largest block is `v` bytes (0: empty). */
+  private putMax(s: number, v: number): void {
     const t = this.maxTree;
     let i = this.leaves + s;
     if (t[i] === v) return;
@@ -83,14 +87,13 @@ export class FreeSets extends TreapSets {
   setInsert(s: number, id: number): void {
     this.totalCount++;
     if (this.isTreap[s] === 0) {
-      if ((this.counts[s] as number) < ARRAY_MAX) this.arrayInsert(s, id);
-      else {
-        this.toTreap(s);
-        this.treapInsert(s, id);
+      if ((this.counts[s] as number) < ARRAY_MAX) {
+        this.arrayInsert(s, id);
+        return;
       }
-    } else {
-      this.treapInsert(s, id);
+      this.toTreap(s);
     }
+    this.treapInsert(s, id);
     this.noteMax(s);
   }
 
@@ -99,17 +102,20 @@ export class FreeSets extends TreapSets {
     this.totalCount--;
     if (this.isTreap[s] === 0) {
       this.arrayRemove(s, id);
-    } else {
-      this.treapRemove(s, id);
-      if ((this.counts[s] as number) < ARRAY_MIN) this.toArray(s);
+      return;
     }
+    this.treapRemove(s, id);
+    if ((this.counts[s] as number) < ARRAY_MIN) this.toArray(s);
     this.noteMax(s);
   }
 
   /** Gives block `id` of set `s` the key (newSize, newPtr) and moves it to its new place. */
   setRekey(s: number, id: number, newSize: number, newPtr: number): void {
-    if (this.isTreap[s] === 0) this.arrayRekey(s, id, newSize, newPtr);
-    else this.treapRekey(s, id, newSize, newPtr);
+    if (this.isTreap[s] === 0) {
+      this.arrayRekey(s, id, newSize, newPtr);
+      return;
+    }
+    this.treapRekey(s, id, newSize, newPtr);
     this.noteMax(s);
   }
 
@@ -119,6 +125,25 @@ export class FreeSets extends TreapSets {
     const a = this.arrays[s] as Int32Array;
     const lo = this.arrayPosition(a, this.counts[s] as number, ks, kp);
     return lo < (this.counts[s] as number) ? (a[lo] as number) : -1;
+  }
+
+  /**
+   * The first block of set `s` of at least `ks` bytes, or -1: {@link setLowerBound} at (ks, -1),
+   * which no address orders below, so that only sizes are compared.
+   */
+  setFirstAtLeast(s: number, ks: number): number {
+    if (this.isTreap[s] !== 0) return this.treapLowerBound(s, ks, -1);
+    const a = this.arrays[s] as Int32Array;
+    const n = this.counts[s] as number;
+    const size = this.size;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if ((size[a[m] as number] as number) < ks) lo = m + 1;
+      else hi = m;
+    }
+    return lo < n ? (a[lo] as number) : -1;
   }
 
   /** The block after `id` in set `s`, or -1. */
@@ -154,7 +179,8 @@ export class FreeSets extends TreapSets {
     return out;
   }
 
-  // Array mode: the set's block ids sorted by (size, address); moves shift the ids in between.
+  // Array mode: the set's block ids sorted by (size, address); moves shift the ids in between. The
+  // largest block changes only when the last place of the array does: only then is the tree told.
 
   /** The first index of `a[0, n)` whose block is at or after (ks, kp) in (size, address) order. */
   private arrayPosition(a: Int32Array, n: number, ks: number, kp: number): number {
@@ -189,18 +215,21 @@ export class FreeSets extends TreapSets {
     a[lo] = id;
     pos[id] = lo;
     this.counts[s] = n + 1;
+    if (lo === n) this.putMax(s, this.size[id] as number);
   }
 
   private arrayRemove(s: number, id: number): void {
     const a = this.arrays[s] as Int32Array;
     const n = (this.counts[s] as number) - 1;
     const pos = this.posOf;
-    for (let k = pos[id] as number; k < n; k++) {
+    const p = pos[id] as number;
+    for (let k = p; k < n; k++) {
       const t = a[k + 1] as number;
       a[k] = t;
       pos[t] = k;
     }
     this.counts[s] = n;
+    if (p === n) this.putMax(s, n > 0 ? (this.size[a[n - 1] as number] as number) : 0);
   }
 
   private arrayRekey(s: number, id: number, ks: number, kp: number): void {
@@ -211,7 +240,8 @@ export class FreeSets extends TreapSets {
     const pos = this.posOf;
     size[id] = ks;
     ptr[id] = kp;
-    let p = pos[id] as number;
+    const p0 = pos[id] as number;
+    let p = p0;
     // Up past the blocks that now order below it, or down past those that order above it.
     while (p + 1 < n) {
       const t = a[p + 1] as number;
@@ -231,6 +261,7 @@ export class FreeSets extends TreapSets {
     }
     a[p] = id;
     pos[id] = p;
+    if (p0 === n - 1 || p === n - 1) this.putMax(s, this.size[a[n - 1] as number] as number);
   }
 
   /** A set that outgrew its array becomes a treap (built by appending in order). */

@@ -79,7 +79,7 @@ export class SegmentStore extends ExpandableStore {
     if (streamIndex * 2 >= this.setCount) return false;
     const set = streamIndex * 2 + (isSmall ? 0 : 1);
     const key = size < maxSplit ? maxSplit : size;
-    const found = this.setLowerBound(set, key, -1);
+    const found = this.setFirstAtLeast(set, key);
     if (found >= 0 && (this.seg[found] as number) < 0) {
       this.releaseBlock(found);
       return true;
