@@ -71,6 +71,7 @@ class SnapshotUnpickler extends EntryReader {
   /** The hot loop of `Unpickler.load`, with the containers of the trace read directly. */
   override load(): PickleValue {
     const buf = this.buf;
+    const view = this.view;
     const end = buf.length;
     const stack = this.stack;
     const memo = this.memo;
@@ -92,7 +93,7 @@ class SnapshotUnpickler extends EntryReader {
         case 0x6a: {
           // LONG_BINGET
           if (pos + 4 > end) this.truncated(4);
-          const i = ((buf[pos] as number) | ((buf[pos + 1] as number) << 8) | ((buf[pos + 2] as number) << 16)) + (buf[pos + 3] as number) * 16777216;
+          const i = view.getUint32(pos, true);
           pos += 4;
           let v = memo[i];
           if (v === undefined) this.memoGet(i);
@@ -159,8 +160,7 @@ class SnapshotUnpickler extends EntryReader {
             let hi = 0;
             for (let i = n - 1; i >= 4; i--) hi = hi * 256 + (buf[pos + i] as number);
             if (hi < 2 ** 21) {
-              const lo = ((buf[pos] as number) | ((buf[pos + 1] as number) << 8) | ((buf[pos + 2] as number) << 16)) + (buf[pos + 3] as number) * 16777216;
-              stack.push(hi * 4294967296 + lo);
+              stack.push(hi * 4294967296 + view.getUint32(pos, true));
               pos += n;
               break;
             }
