@@ -117,6 +117,7 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
   const maxOoms = options.maxOomRecords ?? 100;
   const limit = Math.min(capacityBytes, allocator.limitBytes ?? Infinity);
   const capture = new Set(options.captureStateAt ?? []);
+  const capturing = capture.size > 0;
   const captureOom = options.captureOomStates ?? false;
   const states: CapturedState[] = [];
 
@@ -280,7 +281,7 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
     if (allocated > stAlloc) stAlloc = allocated;
     if (reserved > stRes) stRes = reserved;
     sampler.add(i, live, allocated, reserved);
-    if (capture.size > 0 && capture.has(i)) states.push({ event: i, reason: 'requested', state: allocator.state() });
+    if (capturing && capture.has(i)) states.push({ event: i, reason: 'requested', state: allocator.state() });
     i++;
   }
   if (curStep) keepStep(curStep, stEvents, stLive, stAlloc, stRes);

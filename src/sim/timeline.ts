@@ -18,29 +18,45 @@ export class TimelineSampler {
     this.data = new Float64Array(this.maxBuckets * 8 + 16);
   }
 
-  /** Records the state after event `e` (events arrive in increasing order). */
+  /** The first event past the bucket that {@link TimelineSampler.add} fills now, and that bucket's offset in `data`. */
+  private end = 0;
+  private at = 0;
+
+  /**
+   * Records the state after event `e` (events arrive in increasing order). Per event it compares;
+   * the bucket is looked up (a division) only when an event leaves the current one.
+   */
   add(e: number, live: number, allocated: number, reserved: number): void {
-    let b = Math.floor(e / this.width);
-    if (b >= this.maxBuckets) {
-      while (b >= this.maxBuckets) {
-        this.halve();
-        b = Math.floor(e / this.width);
-      }
-    }
+    if (e >= this.end && this.enter(e, live, allocated, reserved)) return;
     const d = this.data;
-    const o = b * 8;
-    if (b >= this.buckets) {
-      this.buckets = b + 1;
-      d[o] = e; d[o + 1] = live; d[o + 2] = allocated; d[o + 3] = reserved;
-      d[o + 4] = e; d[o + 5] = live; d[o + 6] = allocated; d[o + 7] = reserved;
-      return;
-    }
+    const o = this.at;
     if (live > (d[o + 1] as number)) {
       d[o] = e; d[o + 1] = live; d[o + 2] = allocated; d[o + 3] = reserved;
     }
     if (live < (d[o + 5] as number)) {
       d[o + 4] = e; d[o + 5] = live; d[o + 6] = allocated; d[o + 7] = reserved;
     }
+  }
+
+  /**
+   * Makes the bucket of event `e` the current one, halving the buckets while they run out; a bucket
+   * that had no event yet starts with `e` (then true: nothing more to compare).
+   */
+  private enter(e: number, live: number, allocated: number, reserved: number): boolean {
+    let b = Math.floor(e / this.width);
+    while (b >= this.maxBuckets) {
+      this.halve();
+      b = Math.floor(e / this.width);
+    }
+    const o = b * 8;
+    this.at = o;
+    this.end = (b + 1) * this.width;
+    if (b < this.buckets) return false;
+    this.buckets = b + 1;
+    const d = this.data;
+    d[o] = e; d[o + 1] = live; d[o + 2] = allocated; d[o + 3] = reserved;
+    d[o + 4] = e; d[o + 5] = live; d[o + 6] = allocated; d[o + 7] = reserved;
+    return true;
   }
 
   /** Keeps a specific event's point (peaks, first, last) whatever the bucketing does. */

@@ -181,6 +181,51 @@ describe('TimelineSampler', () => {
       { numRuns: 100 },
     );
   });
+  it('keeps, per bucket, the events of highest and lowest live bytes (events 0, 1, 2, … as a replay adds them)', () => {
+    // Reference: each event's bucket by division, buckets halved (pairs merged) whenever they run out.
+    const reference = (evs: [number, number][], max: number): [number, number, number, number][] => {
+      const cap = Math.max(4, Math.floor((max - 6) / 2));
+      let width = 1;
+      let buckets: [number, number][][] = [];
+      for (const [e, y] of evs) {
+        while (Math.floor(e / width) >= cap) {
+          const merged: [number, number][][] = [];
+          for (let k = 0; k < buckets.length; k += 2) {
+            const a = buckets[k]!;
+            const b = buckets[k + 1];
+            if (!b) merged.push(a);
+            else merged.push([b[0]![1] > a[0]![1] ? b[0]! : a[0]!, b[1]![1] < a[1]![1] ? b[1]! : a[1]!]);
+          }
+          buckets = merged;
+          width *= 2;
+        }
+        const k = Math.floor(e / width);
+        const bucket = buckets[k];
+        if (!bucket) {
+          buckets.push([[e, y], [e, y]]);
+          continue;
+        }
+        if (y > bucket[0]![1]) bucket[0] = [e, y];
+        if (y < bucket[1]![1]) bucket[1] = [e, y];
+      }
+      const byEvent = new Map<number, [number, number, number, number]>();
+      for (const b of buckets) for (const [e, y] of b) byEvent.set(e, [e, y, y, y]);
+      return [...byEvent.values()].sort((x, y) => x[0] - y[0]);
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 5000 }),
+        fc.integer({ min: 16, max: 120 }),
+        (ys, max) => {
+          const evs = ys.map((y, e): [number, number] => [e, y]);
+          const s = new TimelineSampler(max);
+          for (const [ev, y] of evs) s.add(ev, y, y, y);
+          expect(s.points()).toEqual(reference(evs, max));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
 });
 
 describe('OrderedSet.replace', () => {

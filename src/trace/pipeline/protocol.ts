@@ -9,8 +9,11 @@ import type { Trace } from '../model.js';
  */
 export const PIPELINE_MIN_BYTES = 8 * 2 ** 20;
 
-/** The reading thread's module, in the package: the bundled one, else the one built in `dist/`. */
-export const READER_MODULES: readonly string[] = ['dist/reader-bundle/reader-thread.js', 'dist/trace/pipeline/reader-thread.js'];
+/**
+ * The reading thread's module, in the package: the bundled one (compiled from V8's code cache, see
+ * reader-start.ts), else the one built in `dist/`.
+ */
+export const READER_MODULES: readonly string[] = ['dist/reader-bundle/start.cjs', 'dist/trace/pipeline/reader-thread.js'];
 
 /** The reading thread publishes the trace so far every this many events (see {@link ReaderInit}). */
 export const PIPELINE_EVERY = 1 << 16;

@@ -1,0 +1,32 @@
+/**
+ * The entry of the bundled reading thread (dist/reader-bundle/start.cjs, see scripts/bundle.mjs): it
+ * loads the thread's code (reader-work.ts, bundled as CommonJS beside it) through V8's code cache,
+ * as the CLI loads its quick bundle, so that the thread starts reading some milliseconds sooner than
+ * from ES modules, which also need Node's module loader started on the thread. A module that had no
+ * cache that fits gets one written before the thread's last message.
+ */
+import { createRequire } from 'node:module';
+import type * as Path from 'node:path';
+import type * as Url from 'node:url';
+import type * as Threads from 'node:worker_threads';
+import { CodeCachedBundle } from '../../util/code-cache.js';
+import type { ReaderInit } from './protocol.js';
+import type * as Work from './reader-work.js';
+
+const nodeRequire = createRequire(import.meta.url);
+const path = nodeRequire('node:path') as typeof Path;
+const url = nodeRequire('node:url') as typeof Url;
+const threads = nodeRequire('node:worker_threads') as typeof Threads;
+
+/** The bundled module of reader-work.ts, beside this one. */
+export const READER_WORK_MODULE = 'reader-work.cjs';
+
+const dir = path.dirname(url.fileURLToPath(import.meta.url));
+const bundle = new CodeCachedBundle(dir, path.join(dir, '.v8-cache'));
+const { readAndPost } = bundle.load(READER_WORK_MODULE) as typeof Work;
+const port = threads.parentPort as NonNullable<typeof threads.parentPort>;
+void readAndPost(
+  threads.workerData as ReaderInit,
+  (m) => port.postMessage(m),
+  () => bundle.writeCache(),
+);
