@@ -54,6 +54,8 @@ class SnapshotUnpickler extends EntryReader {
   read(): SnapshotPickle {
     // Frame references take 2 to 5 bytes each: room for them at once instead of growing by copies.
     this.raw.runs.reserve(Math.floor(this.buf.length / 5));
+    // And a table for a list per 512 bytes (a real entry's list takes hundreds), not rehashed as it fills.
+    this.raw.runs.reserveRuns(Math.floor(this.buf.length / 512));
     this.raw.source(this.buf, this.memo);
     const result = this.load();
     const dt = this.deviceTraces;
