@@ -1,7 +1,9 @@
+import { mergeKernel, RUN_BYTES, SLOT_BYTES, type MergeKernel } from './merge-kernel.js';
 import { alignUp } from './records.js';
 import { DEFAULT_TIME_CLASSES, TimeClasses, type TimeClassesOptions } from './time-classes.js';
 import { timeAxis } from './time-index.js';
 import type { UsageRecords } from './types.js';
+import { wasm, type WasmMemory } from './wasm-module.js';
 
 /**
  * Records placed one at a time in one arena, answering what the placement loops of greedy-by-size
@@ -17,8 +19,10 @@ import type { UsageRecords } from './types.js';
  * window are a run of positions, in blocks. Each block keeps its placed records' ranges and times
  * sorted by offset in slots of its own (an insertion into at most a block's worth on each
  * placement), so the union is one merge per block of its slots, read in order and filtered by
- * time, into the runs so far: no search per record, no sort, and no lookup through a record index. The records that meet a window are in order by offset within a block but
- * scattered over the arena (records that conflict are disjoint, so their union splits into about
+ * time, into the runs so far: no search per record, no sort, and no lookup through a record index.
+ * The slots and the runs being merged live in a WebAssembly memory, and the merge of a block is a
+ * WebAssembly function (merge-kernel.ts). The records that meet a window are in order by offset
+ * within a block but scattered over the arena (records that conflict are disjoint, so their union splits into about
  * as many pieces as a block holds); the merge walks them in memory order, a few blocks per window.
  * At a fixed live-set width a window costs a bounded number of blocks, so a run is linear in the
  * records.
@@ -34,9 +38,6 @@ import type { UsageRecords } from './types.js';
  */
 export const PLACEMENT_BYTES_PER_RECORD = 156;
 
-/** A start above any offset, finite so that 0 times it is 0. */
-const NEVER = 2 ** 1000;
-
 export class Placement {
   readonly offsets: Float64Array;
   /** Highest end so far (unaligned). */
@@ -48,29 +49,28 @@ export class Placement {
   /** Per position: placement order. */
   private readonly seq: Int32Array;
   /**
-   * Per block, in the slots of its positions: its placed records sorted by offset (ties in
-   * placement order) as offset, aligned end, first and last time index.
+   * The kernel's memory: per position, at SLOT_BYTES * position, the slot of its block (a block's
+   * placed records sorted by offset, ties in placement order: offset, aligned end, first and last
+   * time index); then the picked ranges of one block, then two buffers of runs (the runs so far and
+   * the ones the next merge writes), moved to the end of the memory when they grow.
    */
-  private readonly slotStart: Float64Array;
-  private readonly slotEnd: Float64Array;
-  private readonly slotFirst: Int32Array;
-  private readonly slotLast: Int32Array;
+  private readonly memory: WasmMemory;
+  private readonly merge: MergeKernel;
+  private f64: Float64Array;
+  private i32: Int32Array;
+  private readonly pickAt: number;
+  private accAt: number;
+  private tmpAt: number;
+  /** Runs each buffer holds. */
+  private runCap = 256;
   /**
    * Per block k, at 8k: how many of its records are placed, then its time bounds (the layout's
    * blockTimes): what a window asks of a block, in one cache line.
    */
   private readonly blockInfo: Int32Array;
   private placed = 0;
-  /** Runs being built, and the buffer the next merge writes. */
-  private accStart: Float64Array;
-  private accEnd: Float64Array;
-  private tmpStart: Float64Array;
-  private tmpEnd: Float64Array;
   /** Positions gathered by {@link conflicting}. */
   private out: Int32Array;
-  /** The ranges of the records of one block that a merge takes (and room for a sentinel). */
-  private readonly pickStart: Float64Array;
-  private readonly pickEnd: Float64Array;
   /** The runs of the last {@link occupied} call: [runStart[j], runEnd[j]) ascending, disjoint, not touching. */
   runStart: Float64Array;
   runEnd: Float64Array;
@@ -86,24 +86,23 @@ export class Placement {
     this.rangeStart = new Float64Array(n);
     this.rangeEnd = new Float64Array(n).fill(-1);
     this.seq = new Int32Array(n);
-    this.slotStart = new Float64Array(n);
-    this.slotEnd = new Float64Array(n);
-    this.slotFirst = new Int32Array(n);
-    this.slotLast = new Int32Array(n);
     const blocks = (n >> layout.blockBits) + 1;
     this.blockInfo = new Int32Array(8 * blocks);
     const bt = this.layout.blockTimes;
     for (let k = 0; k < blocks; k++) for (let x = 0; x < 4; x++) this.blockInfo[8 * k + 1 + x] = bt[4 * k + x] as number;
+    // Slots (one past the last position, so that a block's end address is in the memory), then the
+    // picks of one block and their sentinel, then the two run buffers.
+    this.pickAt = Math.ceil((SLOT_BYTES * (n + 1)) / RUN_BYTES) * RUN_BYTES;
+    this.accAt = this.pickAt + RUN_BYTES * ((1 << layout.blockBits) + 1);
+    this.tmpAt = this.accAt + RUN_BYTES * this.runCap;
+    this.memory = new wasm.Memory({ initial: Math.ceil((this.tmpAt + RUN_BYTES * this.runCap) / 65536) });
+    this.merge = mergeKernel(this.memory);
+    this.f64 = new Float64Array(this.memory.buffer);
+    this.i32 = new Int32Array(this.memory.buffer);
     const cap = 64;
-    this.accStart = new Float64Array(cap);
-    this.accEnd = new Float64Array(cap);
-    this.tmpStart = new Float64Array(cap);
-    this.tmpEnd = new Float64Array(cap);
     this.runStart = new Float64Array(cap);
     this.runEnd = new Float64Array(cap);
     this.out = new Int32Array(cap);
-    this.pickStart = new Float64Array((1 << layout.blockBits) + 1);
-    this.pickEnd = new Float64Array((1 << layout.blockBits) + 1);
   }
 
   /**
@@ -122,13 +121,20 @@ export class Placement {
     return out;
   }
 
-  /** {@link occupied} for the record at position `p`. */
-  occupiedAt(p: number): number {
+  /**
+   * {@link occupied} for the record at position `p`, with runs less than `gapBytes` apart made one:
+   * a placement loop that only takes gaps of at least its record's size passes that size, and the
+   * gaps it may take are the same, in fewer runs to merge.
+   */
+  occupiedAt(p: number, gapBytes = 1): number {
     const L = this.layout;
     const a = L.first[p] as number;
     const b = L.last[p] as number;
     const bb = L.blockBits;
     const bi = this.blockInfo;
+    const merge = this.merge;
+    let acc = this.accAt;
+    let tmp = this.tmpAt;
     let m = 0;
     let done = -1;
     for (let k = 0; k < L.classCount; k++) {
@@ -137,150 +143,54 @@ export class Placement {
       if (from >= to) continue;
       for (let blk = Math.max(from >> bb, done + 1), last = (to - 1) >> bb; blk <= last; blk++) {
         const info = 8 * blk;
-        if ((bi[info] as number) === 0 || (bi[info + 2] as number) < a || (bi[info + 1] as number) > b) continue;
-        m = this.mergeBlock(blk, a, b, m);
+        const count = bi[info] as number;
+        if (count === 0 || (bi[info + 2] as number) < a || (bi[info + 1] as number) > b) continue;
+        if (m + count + 2 > this.runCap) {
+          this.growRuns(m + count + 2, acc, m);
+          acc = this.accAt;
+          tmp = this.tmpAt;
+        }
+        const o = SLOT_BYTES * (blk << bb);
+        // A bound that every record of the block meets is not tested.
+        const hiFirst = (bi[info + 3] as number) > b ? b : 0x7fffffff;
+        const loLast = (bi[info + 4] as number) < a ? a : -1;
+        const w = merge(o, o + SLOT_BYTES * count, hiFirst, loLast, acc, m, tmp, gapBytes, this.pickAt);
+        if (w < 0) continue;
+        m = w;
+        const x = acc;
+        acc = tmp;
+        tmp = x;
       }
       done = (to - 1) >> bb;
     }
+    this.accAt = acc;
+    this.tmpAt = tmp;
     if (this.runStart.length < m) {
-      this.runStart = new Float64Array(this.accStart.length);
-      this.runEnd = new Float64Array(this.accStart.length);
+      this.runStart = new Float64Array(2 * m);
+      this.runEnd = new Float64Array(2 * m);
     }
     const rs = this.runStart;
     const re = this.runEnd;
-    const as = this.accStart;
-    const ae = this.accEnd;
-    for (let j = 0; j < m; j++) {
-      rs[j] = as[j] as number;
-      re[j] = ae[j] as number;
+    const f = this.f64;
+    for (let j = 0, x = acc >> 3; j < m; j++, x += 2) {
+      rs[j] = f[x] as number;
+      re[j] = f[x + 1] as number;
     }
     return m;
   }
 
-  /** Merges the placed records of block `blk` that meet [a, b] (and occupy bytes) into the m runs so far. */
-  private mergeBlock(blk: number, a: number, b: number, m: number): number {
-    const o = blk << this.layout.blockBits;
-    const bi = this.blockInfo;
-    const count = bi[8 * blk] as number;
-    if (this.tmpStart.length < m + count + 1) this.grow(m + count + 1);
-    const S = this.slotStart;
-    const E = this.slotEnd;
-    // The ranges of the block's records that meet [a, b], still by offset, copied without a branch
-    // per record; a bound that every record of the block meets is not tested.
-    const ps = this.pickStart;
-    const pe = this.pickEnd;
-    const checkFirst = (bi[8 * blk + 3] as number) > b;
-    const checkLast = (bi[8 * blk + 4] as number) < a;
-    let c = 0;
-    const qe = o + count;
-    if (checkFirst && checkLast) {
-      const first = this.slotFirst;
-      const last = this.slotLast;
-      for (let q = o; q < qe; q++) {
-        ps[c] = S[q] as number;
-        pe[c] = E[q] as number;
-        c += (((last[q] as number) >= a) as unknown as number) & (((first[q] as number) <= b) as unknown as number);
-      }
-    } else if (checkLast) {
-      const last = this.slotLast;
-      for (let q = o; q < qe; q++) {
-        ps[c] = S[q] as number;
-        pe[c] = E[q] as number;
-        c += ((last[q] as number) >= a) as unknown as number;
-      }
-    } else if (checkFirst) {
-      const first = this.slotFirst;
-      for (let q = o; q < qe; q++) {
-        ps[c] = S[q] as number;
-        pe[c] = E[q] as number;
-        c += ((first[q] as number) <= b) as unknown as number;
-      }
-    } else {
-      for (let q = o; q < qe; q++) {
-        ps[c] = S[q] as number;
-        pe[c] = E[q] as number;
-        c++;
-      }
-    }
-    if (c === 0) return m;
-    const rs = this.accStart;
-    const re = this.accEnd;
-    if (m === 0) {
-      // The first block: its ranges coalesced, nothing to merge them with.
-      let cs = ps[0] as number;
-      let ce = pe[0] as number;
-      let w = 0;
-      for (let j = 1; j < c; j++) {
-        const s = ps[j] as number;
-        const e = pe[j] as number;
-        rs[w] = cs;
-        re[w] = ce;
-        const g = +(s > ce);
-        w += g;
-        cs += g * (s - cs);
-        ce += +(e > ce) * (e - ce);
-      }
-      rs[w] = cs;
-      re[w] = ce;
-      return w + 1;
-    }
-    const ts = this.tmpStart;
-    const te = this.tmpEnd;
-    // A merge without a branch per step (the order of two offsets is a coin toss to the processor):
-    // each step takes the lower start of the two lists (the runs so far on ties) by arithmetic on
-    // 0/1, and either extends the current run or closes it and opens one. Past the end of each list
-    // sits a start that is never taken (and an end of 0, so that the arithmetic stays finite).
-    ps[c] = NEVER;
-    pe[c] = 0;
-    rs[m] = NEVER;
-    re[m] = 0;
-    let i = 0;
-    let j = 0;
-    // An empty run at the lowest start, which the first range extends.
-    let cs = Math.min(ps[0] as number, rs[0] as number);
-    let ce = cs;
-    let w = 0;
-    for (let k = m + c; k > 0; k--) {
-      const x = ps[j] as number;
-      const y = rs[i] as number;
-      const t = +(x < y);
-      const u = 1 - t;
-      const s = t * x + u * y;
-      const e = t * (pe[j] as number) + u * (re[i] as number);
-      j += t;
-      i += u;
-      // The run so far is written each step; it stays only when the next range opens a new one.
-      ts[w] = cs;
-      te[w] = ce;
-      const g = +(s > ce);
-      w += g;
-      // Offsets are integers below 2^53, so these differences and sums are exact.
-      cs += g * (s - cs);
-      ce += +(e > ce) * (e - ce);
-    }
-    ts[w] = cs;
-    te[w] = ce;
-    w++;
-    this.tmpStart = rs;
-    this.tmpEnd = re;
-    this.accStart = ts;
-    this.accEnd = te;
-    return w;
-  }
-
-  /** Room for `need` runs in the merge buffers (keeping the runs built so far). */
-  private grow(need: number): void {
-    let cap = this.tmpStart.length;
+  /** Run buffers of at least `need` runs, at the end of a grown memory, keeping the m runs at `acc`. */
+  private growRuns(need: number, acc: number, m: number): void {
+    let cap = this.runCap;
     while (cap < need) cap *= 2;
-    const keep = (x: Float64Array): Float64Array => {
-      const y = new Float64Array(cap);
-      y.set(x);
-      return y;
-    };
-    this.accStart = keep(this.accStart);
-    this.accEnd = keep(this.accEnd);
-    this.tmpStart = new Float64Array(cap);
-    this.tmpEnd = new Float64Array(cap);
+    const at = this.memory.buffer.byteLength;
+    this.memory.grow(Math.ceil((2 * RUN_BYTES * cap) / 65536));
+    this.f64 = new Float64Array(this.memory.buffer);
+    this.i32 = new Int32Array(this.memory.buffer);
+    this.f64.copyWithin(at >> 3, acc >> 3, (acc >> 3) + 2 * m);
+    this.accAt = at;
+    this.tmpAt = at + RUN_BYTES * cap;
+    this.runCap = cap;
   }
 
   /**
@@ -338,21 +248,20 @@ export class Placement {
     const o = blk << this.layout.blockBits;
     let j = o + (this.blockInfo[8 * blk] as number);
     this.blockInfo[8 * blk] = j - o + 1;
-    const S = this.slotStart;
-    const E = this.slotEnd;
-    const F = this.slotFirst;
-    const L = this.slotLast;
-    while (j > o && (S[j - 1] as number) > offset) {
-      S[j] = S[j - 1] as number;
-      E[j] = E[j - 1] as number;
-      F[j] = F[j - 1] as number;
-      L[j] = L[j - 1] as number;
+    // Slot j: offset and end at f64 3j and 3j + 1, first and last at i32 6j + 4 and 6j + 5.
+    const f = this.f64;
+    const t = this.i32;
+    while (j > o && (f[3 * j - 3] as number) > offset) {
+      f[3 * j] = f[3 * j - 3] as number;
+      f[3 * j + 1] = f[3 * j - 2] as number;
+      t[6 * j + 4] = t[6 * j - 2] as number;
+      t[6 * j + 5] = t[6 * j - 1] as number;
       j--;
     }
-    S[j] = offset;
-    E[j] = end;
-    F[j] = this.layout.first[p] as number;
-    L[j] = this.layout.last[p] as number;
+    f[3 * j] = offset;
+    f[3 * j + 1] = end;
+    t[6 * j + 4] = this.layout.first[p] as number;
+    t[6 * j + 5] = this.layout.last[p] as number;
   }
 
   /** The aligned end of a placed record. */

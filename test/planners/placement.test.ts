@@ -124,7 +124,7 @@ describe('interval index', () => {
 
 describe('placement', () => {
   /** Places records at the given spots, checking occupied() and conflicting() against their definitions before each. */
-  function check(r: UsageRecords, align: number, spots: number[], indexedFlags: boolean[], layout?: TimeClassesOptions): void {
+  function check(r: UsageRecords, align: number, spots: number[], indexedFlags: boolean[], layout?: TimeClassesOptions, gapBytes = 1): void {
     const p = new Placement(r, align, layout);
     const placed: number[] = [];
     for (let i = 0; i < r.count; i++) {
@@ -133,6 +133,17 @@ describe('placement', () => {
       for (let j = 0; j < m; j++) got.push([p.runStart[j] as number, p.runEnd[j] as number]);
       const want = union(placed.filter((j) => overlaps(r, i, j)).map((j) => [p.offsets[j] as number, up((p.offsets[j] as number) + (r.size[j] as number), align)]));
       expect(got).toEqual(want);
+      // With a least gap, runs closer than it are one.
+      const mg = p.occupiedAt(p.positions([i])[0] as number, gapBytes);
+      const gotGapped: [number, number][] = [];
+      for (let j = 0; j < mg; j++) gotGapped.push([p.runStart[j] as number, p.runEnd[j] as number]);
+      const wantGapped: [number, number][] = [];
+      for (const [s, e] of want) {
+        const lastRun = wantGapped[wantGapped.length - 1];
+        if (lastRun && s - lastRun[1] < gapBytes) lastRun[1] = e;
+        else wantGapped.push([s, e]);
+      }
+      expect(gotGapped).toEqual(wantGapped);
       const conflicting = Array.from(p.conflicting(i));
       const byOffset = placed.filter((j) => overlaps(r, i, j)); // placement order: a stable sort by offset keeps it on ties
       byOffset.sort((x, y) => (p.offsets[x] as number) - (p.offsets[y] as number));
@@ -146,18 +157,44 @@ describe('placement', () => {
   const spotsArb = fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 80, maxLength: 80 });
   const flagsArb = fc.array(fc.boolean(), { minLength: 80, maxLength: 80 });
 
-  it('occupied() is the union of the aligned ranges of the placed records that conflict', () => {
+  it('occupied() is the union of the aligned ranges of the placed records that conflict (with a least gap, closer runs are one)', () => {
     fc.assert(
-      fc.property(recordsArb, fc.constantFrom(1, 1, 8, 64), spotsArb, flagsArb, (r, align, spots, flags) => check(r, align, spots, flags)),
+      fc.property(recordsArb, fc.constantFrom(1, 1, 8, 64), spotsArb, flagsArb, fc.constantFrom(1, 2, 64, 600), (r, align, spots, flags, gap) =>
+        check(r, align, spots, flags, undefined, gap),
+      ),
       { numRuns: 300 },
     );
   });
 
   it('and so with lengths across classes, in layouts of every size', () => {
     fc.assert(
-      fc.property(mixedArb, fc.constantFrom(1, 8), spotsArb, flagsArb, layoutArb, (r, align, spots, flags, layout) => check(r, align, spots, flags, layout)),
+      fc.property(mixedArb, fc.constantFrom(1, 8), spotsArb, flagsArb, layoutArb, fc.constantFrom(1, 8, 300), (r, align, spots, flags, layout, gap) =>
+        check(r, align, spots, flags, layout, gap),
+      ),
       { numRuns: 300 },
     );
+  });
+
+  it('runs exactly a least gap apart stay apart, closer ones are one', () => {
+    // Three records live together at [0, 10), [11, 20) and [30, 40); the fourth asks.
+    const r = makeRecords([
+      { size: 10, first: 0, last: 5 },
+      { size: 9, first: 0, last: 5 },
+      { size: 10, first: 0, last: 5 },
+      { size: 1, first: 2, last: 3 },
+    ]);
+    const p = new Placement(r, 1);
+    p.place(0, 0);
+    p.place(1, 11);
+    p.place(2, 30);
+    const runs = (gap: number): number[][] => {
+      const m = p.occupiedAt(p.positions([3])[0] as number, gap);
+      return Array.from({ length: m }, (_, j) => [p.runStart[j] as number, p.runEnd[j] as number]);
+    };
+    expect(runs(1)).toEqual([[0, 10], [11, 20], [30, 40]]);
+    expect(runs(2)).toEqual([[0, 20], [30, 40]]);
+    expect(runs(10)).toEqual([[0, 20], [30, 40]]);
+    expect(runs(11)).toEqual([[0, 40]]);
   });
 
   it('the layout finds, for each class, a run of positions holding every record that meets a window', () => {

@@ -32,7 +32,8 @@ export function greedyBySizeOffsets(r: UsageRecords, alignmentBytes: number, lim
     let bestOffset = -1;
     let prev = 0;
     if (size > 0) {
-      const m = p.occupiedAt(pos[k] as number);
+      // Gaps narrower than the record never take it: their runs may be one.
+      const m = p.occupiedAt(pos[k] as number, size);
       for (let j = 0; j < m; j++) {
         const start = p.runStart[j] as number;
         const diff = start - prev;
