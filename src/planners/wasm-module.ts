@@ -18,6 +18,7 @@ export const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssem
 
 /** Value types of parameters, locals and the result. */
 export const I32 = 0x7f;
+export const I64 = 0x7e;
 export const F64 = 0x7c;
 
 const OPCODES: Readonly<Record<string, number>> = {
@@ -27,11 +28,14 @@ const OPCODES: Readonly<Record<string, number>> = {
   br_if: 0x0d,
   end: 0x0b,
   return: 0x0f,
+  select: 0x1b,
   'local.get': 0x20,
   'local.set': 0x21,
   'local.tee': 0x22,
   'i32.load': 0x28,
+  'i64.load': 0x29,
   'f64.load': 0x2b,
+  'i64.store': 0x37,
   'f64.store': 0x39,
   'i32.const': 0x41,
   'f64.const': 0x44,
@@ -40,6 +44,8 @@ const OPCODES: Readonly<Record<string, number>> = {
   'i32.lt_u': 0x49,
   'i32.le_s': 0x4c,
   'i32.ge_s': 0x4e,
+  'i64.lt_s': 0x53,
+  'i64.gt_s': 0x55,
   'f64.lt': 0x63,
   'f64.gt': 0x64,
   'f64.ge': 0x66,
@@ -54,6 +60,7 @@ const OPCODES: Readonly<Record<string, number>> = {
   'f64.mul': 0xa2,
   'f64.min': 0xa4,
   'f64.convert_i32_u': 0xb8,
+  'f64.reinterpret_i64': 0xbf,
 };
 
 const unsignedLeb = (n: number): number[] => {
@@ -113,7 +120,7 @@ export function encodeModule(f: WasmFunction): Uint8Array {
       body.push(...new Uint8Array(new Float64Array([Number(arg)]).buffer));
     } else if (op.endsWith('.load') || op.endsWith('.store')) {
       // Alignment hint (log2 of the access width), then the constant offset.
-      body.push(op.startsWith('f64') ? 3 : 2, ...unsignedLeb(Number(arg || 0)));
+      body.push(op.startsWith('i32') ? 2 : 3, ...unsignedLeb(Number(arg || 0)));
     } else if (op === 'block' || op === 'loop') {
       body.push(0x40);
     } else if (op === 'br' || op === 'br_if') {

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeRecords, type UsageRecords } from '../../src/planners/index.js';
+import { OutOfAddressSpace } from '../../src/planners/limits.js';
 import { Placement } from '../../src/planners/placement.js';
 import { TimeClasses, type TimeClassesOptions } from '../../src/planners/time-classes.js';
 import { intervalIndex, orderBy, timeAxis } from '../../src/planners/time-index.js';
@@ -216,6 +217,17 @@ describe('placement', () => {
         }
       }),
       { numRuns: 100 },
+    );
+  });
+});
+
+describe('placement limits', () => {
+  it('refuses, before allocating, more records than a WebAssembly memory holds slots for', () => {
+    // 24 bytes a slot: 4 GiB holds about 178.9 million; the check reads only the count.
+    const huge = { count: 180_000_000 } as UsageRecords;
+    expect(() => new Placement(huge, 1)).toThrow(OutOfAddressSpace);
+    expect(() => new Placement(huge, 1)).toThrow(
+      /^180,000,000 records need 4\.02 GiB of WebAssembly memory for their placement, over its limit of 4\.00 GiB \(at most 178,956,\d{3} records\)$/,
     );
   });
 });
