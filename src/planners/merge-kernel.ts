@@ -97,10 +97,50 @@ const CODE = [
 
 export type MergeKernel = (q: number, qe: number, hiFirst: number, loLast: number, acc: number, m: number, tmp: number, gap: number, pick: number) => number;
 
+/**
+ * `bestGap(at, m, size)`: TFLite's greedy-by-size choice over the m runs at `at` (ascending,
+ * disjoint): the offset of the smallest gap before a run that holds `size` bytes (the lowest on
+ * ties), or the end of the last run when none does (0 with no runs).
+ */
+const BEST_GAP_PARAMS = [
+  ['at', I32],
+  ['m', I32],
+  ['size', F64],
+] as const;
+const BEST_GAP_LOCALS = [
+  ['prev', F64],
+  ['best', F64],
+  ['bestAt', F64],
+  ['d', F64],
+  ['c', I32],
+] as const;
+const BEST_GAP = [
+  'f64.const Infinity', 'local.set best', 'f64.const -1', 'local.set bestAt',
+  'block', 'local.get m', 'i32.eqz', 'br_if 0',
+  'loop',
+  'local.get at', 'f64.load 0', 'local.get prev', 'f64.sub', 'local.tee d', 'local.get size', 'f64.ge',
+  'local.get d', 'local.get best', 'f64.lt', 'i32.and', 'local.set c',
+  'local.get d', 'local.get best', 'local.get c', 'select', 'local.set best',
+  'local.get prev', 'local.get bestAt', 'local.get c', 'select', 'local.set bestAt',
+  'local.get at', 'f64.load 8', 'local.set prev',
+  'local.get at', `i32.const ${RUN_BYTES}`, 'i32.add', 'local.set at',
+  'local.get m', 'i32.const 1', 'i32.sub', 'local.tee m', 'br_if 0',
+  'end', 'end',
+  'local.get prev', 'local.get bestAt', 'local.get bestAt', 'f64.const 0', 'f64.lt', 'select',
+];
+
+export type BestGapKernel = (at: number, m: number, size: number) => number;
+
 let compiled: object | undefined;
 
-/** The kernel over `memory` (the module is compiled once per process). */
-export function mergeKernel(memory: WasmMemory): MergeKernel {
-  compiled ??= new wasm.Module(encodeModule({ exportName: 'merge', params: PARAMS, locals: LOCALS, result: I32, code: CODE }));
-  return new wasm.Instance(compiled, { env: { mem: memory } }).exports['merge'] as MergeKernel;
+/** The kernels over `memory` (the module is compiled once per process). */
+export function placementKernels(memory: WasmMemory): { merge: MergeKernel; bestGap: BestGapKernel } {
+  compiled ??= new wasm.Module(
+    encodeModule([
+      { exportName: 'merge', params: PARAMS, locals: LOCALS, result: I32, code: CODE },
+      { exportName: 'bestGap', params: BEST_GAP_PARAMS, locals: BEST_GAP_LOCALS, result: F64, code: BEST_GAP },
+    ]),
+  );
+  const { exports } = new wasm.Instance(compiled, { env: { mem: memory } });
+  return { merge: exports['merge'] as MergeKernel, bestGap: exports['bestGap'] as BestGapKernel };
 }

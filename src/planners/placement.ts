@@ -1,4 +1,4 @@
-import { mergeKernel, RUN_BYTES, SLOT_BYTES, type MergeKernel } from './merge-kernel.js';
+import { placementKernels, RUN_BYTES, SLOT_BYTES, type BestGapKernel, type MergeKernel } from './merge-kernel.js';
 import { WASM_MEMORY_MAX_BYTES, OutOfAddressSpace } from './limits.js';
 import { alignUp } from './records.js';
 import { DEFAULT_TIME_CLASSES, TimeClasses, type TimeClassesOptions } from './time-classes.js';
@@ -58,6 +58,7 @@ export class Placement {
    */
   private readonly memory: WasmMemory;
   private readonly merge: MergeKernel;
+  private readonly bestGap: BestGapKernel;
   private f64: Float64Array;
   private i32: Int32Array;
   private readonly pickAt: number;
@@ -106,7 +107,7 @@ export class Placement {
     const bt = this.layout.blockTimes;
     for (let k = 0; k < blocks; k++) for (let x = 0; x < 4; x++) this.blockInfo[8 * k + 1 + x] = bt[4 * k + x] as number;
     this.memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) });
-    this.merge = mergeKernel(this.memory);
+    ({ merge: this.merge, bestGap: this.bestGap } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
     this.i32 = new Int32Array(this.memory.buffer);
     const cap = 64;
@@ -137,6 +138,33 @@ export class Placement {
    * gaps it may take are the same, in fewer runs to merge.
    */
   occupiedAt(p: number, gapBytes = 1): number {
+    const m = this.union(p, gapBytes);
+    if (this.runStart.length < m) {
+      this.runStart = new Float64Array(2 * m);
+      this.runEnd = new Float64Array(2 * m);
+    }
+    const rs = this.runStart;
+    const re = this.runEnd;
+    const f = this.f64;
+    for (let j = 0, x = this.accAt >> 3; j < m; j++, x += 2) {
+      rs[j] = f[x] as number;
+      re[j] = f[x + 1] as number;
+    }
+    return m;
+  }
+
+  /**
+   * Where greedy-by-size puts a record of `size` > 0 bytes at position `p`: the start of the
+   * smallest gap between the runs of {@link occupiedAt} that holds it (the lowest on ties), or the
+   * end of the last run. The runs stay in the kernel's memory.
+   */
+  bestFitAt(p: number, size: number): number {
+    const m = this.union(p, size);
+    return this.bestGap(this.accAt, m, size);
+  }
+
+  /** The runs of {@link occupiedAt}, left at accAt in the kernel's memory; returns how many. */
+  private union(p: number, gapBytes: number): number {
     const L = this.layout;
     const a = L.first[p] as number;
     const b = L.last[p] as number;
@@ -175,17 +203,6 @@ export class Placement {
     }
     this.accAt = acc;
     this.tmpAt = tmp;
-    if (this.runStart.length < m) {
-      this.runStart = new Float64Array(2 * m);
-      this.runEnd = new Float64Array(2 * m);
-    }
-    const rs = this.runStart;
-    const re = this.runEnd;
-    const f = this.f64;
-    for (let j = 0, x = acc >> 3; j < m; j++, x += 2) {
-      rs[j] = f[x] as number;
-      re[j] = f[x + 1] as number;
-    }
     return m;
   }
 

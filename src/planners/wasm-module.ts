@@ -100,8 +100,21 @@ export interface WasmFunction {
   code: readonly string[];
 }
 
-/** The bytes of a module that imports a memory as env.mem and exports `f`. */
-export function encodeModule(f: WasmFunction): Uint8Array {
+/** The bytes of a module that imports a memory as env.mem and exports the functions `fs`. */
+export function encodeModule(fs: readonly WasmFunction[]): Uint8Array {
+  const types = fs.map((f) => [0x60, ...vector(f.params.map(([, t]) => [t])), ...vector([[f.result]])]);
+  return new Uint8Array([
+    ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
+    ...section(1, vector(types)),
+    ...section(2, vector([[...name('env'), ...name('mem'), 0x02, 0x00, 0x01]])),
+    ...section(3, vector(fs.map((_, k) => unsignedLeb(k)))),
+    ...section(7, vector(fs.map((f, k) => [...name(f.exportName), 0x00, ...unsignedLeb(k)]))),
+    ...section(10, vector(fs.map(encodeBody))),
+  ]);
+}
+
+/** A function's body: its locals and its instructions, with their length first. */
+function encodeBody(f: WasmFunction): number[] {
   const index = new Map<string, number>();
   [...f.params, ...f.locals].forEach(([n], k) => index.set(n, k));
   const body: number[] = [];
@@ -129,13 +142,5 @@ export function encodeModule(f: WasmFunction): Uint8Array {
   }
   body.push(0x0b);
   const fn = [...vector(f.locals.map(([, t]) => [1, t])), ...body];
-  const type = [0x60, ...vector(f.params.map(([, t]) => [t])), ...vector([[f.result]])];
-  return new Uint8Array([
-    ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
-    ...section(1, vector([type])),
-    ...section(2, vector([[...name('env'), ...name('mem'), 0x02, 0x00, 0x01]])),
-    ...section(3, vector([[0]])),
-    ...section(7, vector([[...name(f.exportName), 0x00, 0]])),
-    ...section(10, vector([[...unsignedLeb(fn.length), ...fn]])),
-  ]);
+  return [...unsignedLeb(fn.length), ...fn];
 }
