@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReadOptions, TraceReader } from '../../src/trace/readers.js';
-import { openTrace, readOpenedTrace } from '../../src/trace/open.js';
+import { openTrace, readOpenedTrace, readTraceFile } from '../../src/trace/open.js';
+import { readEarly } from '../../src/trace/pipeline/early.js';
 import { readTrace } from '../../src/trace/read.js';
 import type { Trace } from '../../src/trace/model.js';
 import { importSnapshot } from '../../src/trace/pytorch/import.js';
@@ -233,6 +234,48 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
     expect((small.root as { device_traces: unknown[][] }).device_traces[0]).toHaveLength(1);
     expect(unpickleSnapshot(buf, 'x', buf.length + 1).traces).toBeUndefined();
     expect(unpickleSnapshot(buf, 'x', buf.length).traces?.map((t) => t.length)).toEqual([1]);
+  });
+
+  it('reads a trace list of more entries than the room made for it at first (entries under 64 bytes)', () => {
+    const dir = tempDir();
+    const file = join(dir, 'long.pickle');
+    const trace: PickleWritable[] = [];
+    for (let i = 0; i < 3000; i++) trace.push(entry('alloc', A + 512 * i, 512), entry('free_completed', A + 512 * i, 512));
+    const buf = pickle({ segments: [segment({ address: A, blocks: [{ size: 2 * MiB, state: 'inactive' }] })], device_traces: [trace] });
+    writeFileSync(file, buf);
+    expect(trace.length).toBeGreaterThan(buf.length / 64);
+    expect(unpickleSnapshot(buf, file, 0).traces?.map((t) => t.length)).toEqual([6000]);
+    const got = readDirect(file);
+    expect(got.length).toBe(6000);
+    expect(got).toEqual(readPlain(file));
+  });
+
+  it('reads a snapshot read whole before the CLI loads (bin/memsim.js) as one read as usual, and a cut one with the same error', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'early.pickle');
+    const trace = [entry('alloc', A, 512, { frames: [FRAMES[0]!] }), entry('free_completed', A, 512)];
+    const buf = pickle({ segments: [segment({ address: A, blocks: [{ size: 2 * MiB, state: 'inactive' }] })], device_traces: [trace] });
+    const argv = ['node', 'memsim', 'replay', file, '-a', 'caching'];
+    const early = async (gone = false): Promise<Trace | string> => {
+      await readEarly(argv, 0);
+      // The file is open by then: read early, its bytes are those read, not the file's again.
+      if (gone) unlinkSync(file);
+      try {
+        return await readTraceFile(file);
+      } catch (e) {
+        return `${(e as Error).constructor.name}: ${(e as Error).message}`;
+      }
+    };
+    writeFileSync(file, buf);
+    const got = await early();
+    expect(got).not.toBeTypeOf('string');
+    expect(got).toEqual(readTrace(file));
+    expect(await early(true)).toEqual(got);
+    expect(existsSync(file)).toBe(false);
+    writeFileSync(file, buf.subarray(0, buf.length - 9));
+    const cut = await early();
+    expect(cut).toMatch(/^TraceError: /);
+    expect(cut).toBe(outcome(() => readTrace(file)));
   });
 
   const real = join(SHARED_TRACES, 'pytorch', 'bcrafton_memory_snapshot.pickle');

@@ -7,7 +7,8 @@
  * {@link TraceFeed.open} takes the thread over when it is asked for the same file with the same
  * reading, and stops it otherwise (as does a command that reads no trace on another thread). Until
  * then the thread's messages wait in early-slot.ts, and it keeps no process alive. A binary trace
- * (`.mst`) of that size is read whole by Node's I/O threads, for `readTraceFile` to take.
+ * (`.mst`) or a PyTorch snapshot pickle (`.pickle`, `.pkl`) of that size is read whole by Node's I/O
+ * threads, for `readTraceFile` to take.
  *
  * This module loads before anything else, for every command: it imports nothing of memsim's but
  * types and constants, and Node's modules only once the command line names a file of those kinds.
@@ -18,6 +19,11 @@ import { PIPELINE_EVERY, PIPELINE_MIN_BYTES, READER_MODULES, type ReaderInit, ty
 
 /** Flags of `replay` that change how a trace is read, or what reads it (the HTML page reads it whole). */
 const READING_FLAGS = ['--input-format', '--lenient', '--device', '--allocator-name', '-h', '--help'];
+
+/** Extensions of the traces read early: CSV and JSON Lines by a reading thread, the others whole. */
+const EARLY_EXTENSIONS = ['.csv', '.jsonl', '.mst', '.pickle', '.pkl'];
+/** Binary traces and snapshot pickles: read whole, without a thread. */
+const WHOLE_EXTENSIONS = ['.mst', '.pickle', '.pkl'];
 
 /** Node's modules that the early reading uses. */
 interface Modules {
@@ -35,8 +41,7 @@ function earlyTrace(argv: readonly string[], { statSync, extname }: Modules, min
     if (arg === '--output' || arg === '--placements') k++; // a file to write, not the trace
     if (arg.startsWith('-')) continue;
     // The trace is the one argument that names a large file of a streamed or binary format (option values do not).
-    const ext = extname(arg).toLowerCase();
-    if (ext !== '.csv' && ext !== '.jsonl' && ext !== '.mst') continue;
+    if (!EARLY_EXTENSIONS.includes(extname(arg).toLowerCase())) continue;
     try {
       const st = statSync(arg);
       if (!st.isFile() || st.size < minBytes) continue;
@@ -54,11 +59,13 @@ function earlyTrace(argv: readonly string[], { statSync, extname }: Modules, min
  * `minBytes`, see the module's comment); does nothing otherwise.
  */
 export async function readEarly(argv: readonly string[], minBytes = PIPELINE_MIN_BYTES): Promise<void> {
-  if (argv[2] !== 'replay' || !argv.some((a) => /\.(csv|jsonl|mst)$/i.test(a))) return;
+  if (argv[2] !== 'replay' || !argv.some((a) => /\.(csv|jsonl|mst|pickle|pkl)$/i.test(a))) return;
   const [fs, path_] = await Promise.all([import('node:fs'), import('node:path')]);
   const path = earlyTrace(argv, { statSync: fs.statSync, extname: path_.extname }, minBytes);
   if (path === undefined) return;
-  if (path_.extname(path).toLowerCase() === '.mst') return readBytesEarly(fs, path_.resolve(path));
+  const ext = path_.extname(path).toLowerCase();
+  // A pickle's strings are decoded from its bytes by TextDecoder, which refuses shared memory.
+  if (WHOLE_EXTENSIONS.includes(ext)) return readBytesEarly(fs, path_.resolve(path), ext === '.mst');
   const threads = await import('node:worker_threads');
   const { packageFile } = await import('../../util/package-root.js');
   const url = READER_MODULES.map((m) => packageFile(m)).find((u) => fs.existsSync(u));
@@ -97,11 +104,12 @@ export async function readEarly(argv: readonly string[], minBytes = PIPELINE_MIN
 const MAX_WHOLE_BYTES = 2 ** 32 - 2 ** 20;
 
 /**
- * A binary trace (`.mst`) is read whole into shared memory by Node's I/O threads meanwhile; its
- * columns are then views of it (see binary/sections.ts). Any problem, or a file that grew while it
- * was read, leaves the bytes null: the trace is then read as usual, and says what is wrong.
+ * A binary trace (`.mst`) is read whole into shared memory by Node's I/O threads meanwhile (its
+ * columns are then views of it, see binary/sections.ts), a snapshot pickle into an ordinary buffer
+ * (`shared` false). Any problem, or a file that grew while it was read, leaves the bytes null: the
+ * trace is then read as usual, and says what is wrong.
  */
-function readBytesEarly(fs: typeof import('node:fs'), file: string): void {
+function readBytesEarly(fs: typeof import('node:fs'), file: string, shared: boolean): void {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -115,7 +123,7 @@ function readBytesEarly(fs: typeof import('node:fs'), file: string): void {
       // Past what one Buffer may view (4 GiB), the file is read section by section, as usual.
       const size = fs.fstatSync(fd).size;
       if (size > MAX_WHOLE_BYTES) return end(null);
-      whole = new Uint8Array(new SharedArrayBuffer(size));
+      whole = shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
     } catch {
       return end(null);
     }

@@ -86,6 +86,7 @@ export abstract class EntryReader extends Unpickler {
    */
   protected readEntry(rows: TraceRows, pos: number): number {
     const buf = this.buf;
+    const view = this.view;
     const end = buf.length;
     const memo = this.memo;
     const raw = this.raw;
@@ -105,7 +106,7 @@ export abstract class EntryReader extends Unpickler {
         ki = buf[p + 1] as number;
         p += 2;
       } else if (op === 0x6a && p + 5 <= end) {
-        ki = ((buf[p + 1] as number) | ((buf[p + 2] as number) << 8) | ((buf[p + 3] as number) << 16)) + (buf[p + 4] as number) * 16777216;
+        ki = view.getUint32(p + 1, true);
         p += 5;
       } else if (op === 0x75) {
         return p + 1;
@@ -144,7 +145,7 @@ export abstract class EntryReader extends Unpickler {
             let hi = 0;
             for (let i = n - 1; i >= 4; i--) hi = hi * 256 + (buf[p + i] as number);
             if (hi < 2 ** 21) {
-              num = hi * 4294967296 + (((buf[p] as number) | ((buf[p + 1] as number) << 8) | ((buf[p + 2] as number) << 16)) + (buf[p + 3] as number) * 16777216);
+              num = hi * 4294967296 + view.getUint32(p, true);
               p += n;
               break;
             }
@@ -165,7 +166,7 @@ export abstract class EntryReader extends Unpickler {
             i = buf[p++] as number;
           } else {
             if (p + 4 > end) return this.undo(list);
-            i = ((buf[p] as number) | ((buf[p + 1] as number) << 8) | ((buf[p + 2] as number) << 16)) + (buf[p + 3] as number) * 16777216;
+            i = view.getUint32(p, true);
             p += 4;
           }
           let m = memo[i];
@@ -307,7 +308,7 @@ export abstract class EntryReader extends Unpickler {
         i = buf[p + 1] as number;
         p += 2;
       } else if (op === 0x72 && p + 5 <= end) {
-        i = ((buf[p + 1] as number) | ((buf[p + 2] as number) << 8) | ((buf[p + 3] as number) << 16)) + (buf[p + 4] as number) * 16777216;
+        i = this.view.getUint32(p + 1, true);
         p += 5;
       } else {
         return p;

@@ -19,7 +19,8 @@ export const MAX_SNAPSHOT_JSON_BYTES = 2 ** 29 - 24;
 
 /**
  * Reads the whole input into one buffer (a pickle has no line structure to stream by): a file in one
- * read, standard input or a device through the source's chunks, up to {@link MAX_SNAPSHOT_BYTES}.
+ * read (or as the source holds it, read whole already), standard input or a device through the
+ * source's chunks, up to {@link MAX_SNAPSHOT_BYTES}.
  * An input whose first bytes are neither a pickle nor JSON is refused before it is read.
  */
 function readAll(src: ByteSource): Buffer {
@@ -30,6 +31,11 @@ function readAll(src: ByteSource): Buffer {
     throw TraceError.at(src.file, undefined, `not a PyTorch snapshot: neither a pickle (protocol 2 to 5) nor JSON (${what})`);
   }
   const limit = `a snapshot larger than ${formatBytes(MAX_SNAPSHOT_BYTES)}, the most memsim reads (pickle; JSON: ${formatBytes(MAX_SNAPSHOT_JSON_BYTES)})`;
+  if (src.eof && src.base === 0 && src.totalBytes === src.end) {
+    // The whole file, read already (see trace/pipeline/early.ts).
+    if (src.end > MAX_SNAPSHOT_BYTES) throw TraceError.at(src.file, undefined, limit);
+    return src.buf.subarray(0, src.end);
+  }
   if (src.file !== '-' && src.base === 0 && src.totalBytes > 0) {
     if (src.totalBytes > MAX_SNAPSHOT_BYTES) {
       src.close();

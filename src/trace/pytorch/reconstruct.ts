@@ -51,7 +51,9 @@ function initialSegments(finals: SnapshotSegment[], t: DeviceTrace, problems: st
     }
   }
   let bad = 0;
-  for (let k = t.length - 1; k >= 0; k--) {
+  const events = segmentEvents(t);
+  for (let j = events.length - 1; j >= 0; j--) {
+    const k = events[j] as number;
     const a = t.action[k];
     const addr = t.addr[k] as number;
     const size = t.size[k] as number;
@@ -62,6 +64,18 @@ function initialSegments(finals: SnapshotSegment[], t: DeviceTrace, problems: st
   }
   if (bad > 0) problems.push(`${bad} segment events do not match the segments (walking back from the final segments)`);
   return layout;
+}
+
+/**
+ * The entries of `t` that are segment events (segment_alloc, _free, _map, _unmap), in order: a few
+ * among hundreds of thousands, found by the runtime's byte search rather than a loop over every entry.
+ */
+function segmentEvents(t: DeviceTrace): Int32Array {
+  const found: number[] = [];
+  for (let a = A_SEGMENT_ALLOC; a <= A_SEGMENT_UNMAP; a++) {
+    for (let k = t.action.indexOf(a); k >= 0; k = t.action.indexOf(a, k + 1)) found.push(k);
+  }
+  return Int32Array.from(found).sort();
 }
 
 /**

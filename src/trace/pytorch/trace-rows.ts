@@ -14,8 +14,13 @@ export class DeviceTraces extends Decoded {
   readonly made: TraceRows[] = [];
   taken = 0;
 
+  /** `firstRows`: room the first list makes at once (the one device of most snapshots). */
+  constructor(private readonly firstRows = 1024) {
+    super();
+  }
+
   newList(): TraceRows {
-    const r = new TraceRows();
+    const r = new TraceRows(this.made.length === 0 ? this.firstRows : 1024);
     this.made.push(r);
     return r;
   }
@@ -75,20 +80,35 @@ export class TraceRows extends Decoded {
   /** Entries begun, and entries appended to the list (all of them, in a file that is read this way). */
   created = 0;
   taken = 0;
-  private action = new Uint8Array(1024);
-  private flags = new Uint8Array(1024);
-  private addr = new Float64Array(1024);
-  private size = new Float64Array(1024);
-  private stream = new Float64Array(1024);
-  private time = new Float64Array(1024);
+  private action: Uint8Array<ArrayBuffer>;
+  private flags: Uint8Array<ArrayBuffer>;
+  private addr: Float64Array<ArrayBuffer>;
+  private size: Float64Array<ArrayBuffer>;
+  private stream: Float64Array<ArrayBuffer>;
+  private time: Float64Array<ArrayBuffer>;
   /**
    * Raw frames list number; -1: no frames; -2: a value that is not a list read directly (in
    * `plainFrames`); FRAMES_SKIPPED: a list not stored.
    */
-  private frames = new Int32Array(1024);
+  private frames: Int32Array<ArrayBuffer>;
   private readonly plainFrames = new Map<number, PickleValue>();
   private readonly otherName = new Map<number, string>();
   private readonly deviceFree = new Map<number, PickleValue>();
+
+  /**
+   * `rows`: room for that many entries at once (columns not yet written cost address space, not
+   * memory), so that a large list does not grow by copies.
+   */
+  constructor(rows = 1024) {
+    super();
+    this.action = new Uint8Array(rows);
+    this.flags = new Uint8Array(rows);
+    this.addr = new Float64Array(rows);
+    this.size = new Float64Array(rows);
+    this.stream = new Float64Array(rows);
+    this.time = new Float64Array(rows);
+    this.frames = new Int32Array(rows);
+  }
 
   /** Begins an entry; returns its row. */
   open(): number {
