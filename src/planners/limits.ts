@@ -41,6 +41,17 @@ export class OutOfTime extends Error {
 }
 
 /**
+ * A strategy's structures would not fit the memory they must live in, whatever the budget: a
+ * WebAssembly memory (32-bit addresses) holds at most {@link WASM_MEMORY_MAX_BYTES}.
+ */
+export class OutOfAddressSpace extends Error {
+  override name = 'OutOfAddressSpace';
+}
+
+/** The largest WebAssembly memory: 65,536 pages of 64 KiB. */
+export const WASM_MEMORY_MAX_BYTES = 65536 * 65536;
+
+/**
  * A strategy could not run within the limits of the run: a usage error (exit 2) that names it, what
  * ran out and what to change.
  */

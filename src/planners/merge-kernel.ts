@@ -1,6 +1,6 @@
-import { encodeModule, F64, I32, wasm, type WasmMemory } from './wasm-module.js';
+import { encodeModule, F64, I32, I64, wasm, type WasmMemory } from './wasm-module.js';
 
-/** Bytes per slot in the kernel's memory: offset and aligned end (f64), first and last time index (i32). */
+/** Bytes per slot in the kernel's memory: offset and aligned end (f64, non-negative), first and last time index (i32). */
 export const SLOT_BYTES = 24;
 /** Bytes per range or run: start and end (f64). */
 export const RUN_BYTES = 16;
@@ -13,12 +13,14 @@ export const RUN_BYTES = 16;
  * are less than `gap` apart; it returns how many, or -1 when no slot is picked (the runs at acc stay).
  *
  * The merge has no branch on the order of two offsets (a coin toss to the processor): each step takes
- * the lower start of the two lists (the runs so far on ties) by arithmetic on 0/1, then extends the
- * current run or closes it and opens one. Offsets are integers below 2^53, so the products and sums
- * are exact; past the end of each list sits a start that is never taken (1e300, with an end of 0, so
- * that 0 times it is 0). The same loop in JavaScript spends most of its instructions on the checks
- * of its typed array accesses (V8 reloads each array's map, length and base on every step); here it
- * has none, for about a third fewer instructions in a greedy-by-size run.
+ * the lower start of the two lists (the runs so far on ties) with `select` (a conditional move), then
+ * extends the current run or closes it and opens one. Offsets and ends are non-negative doubles, whose
+ * bit patterns order as their values do, so the starts are compared and moved as 64-bit integers
+ * (a cycle each, where a double's compare, convert, multiply and add kept each step waiting); only
+ * the gap test subtracts them as doubles, exact for the integers below 2^53 they are. Past the end
+ * of each list sits a start that is never taken (1e300, with an end of 0). The same loop in
+ * JavaScript spends most of its instructions on the checks of its typed array accesses (V8 reloads
+ * each array's map, length and base on every step); here it has none.
  */
 const PARAMS = [
   ['q', I32],
@@ -39,14 +41,12 @@ const LOCALS = [
   ['k', I32],
   ['t', I32],
   ['g', I32],
-  ['cs', F64],
-  ['ce', F64],
-  ['s', F64],
-  ['e', F64],
-  ['x', F64],
-  ['y', F64],
-  ['tf', F64],
-  ['uf', F64],
+  ['cs', I64],
+  ['ce', I64],
+  ['s', I64],
+  ['e', I64],
+  ['x', I64],
+  ['y', I64],
 ] as const;
 
 const NEVER = '1e300';
@@ -73,34 +73,74 @@ const CODE = [
   'local.get pp', 'local.get pick', 'i32.sub', 'i32.const 4', 'i32.shr_u', 'local.get m', 'i32.add', 'local.set k',
   'local.get acc', 'local.set i', 'local.get pick', 'local.set j', 'local.get tmp', 'local.set w',
   // An empty run at the lowest start, which the first range extends.
-  'local.get j', 'f64.load 0', 'local.get i', 'f64.load 0', 'f64.min', 'local.tee cs', 'local.set ce',
+  'local.get j', 'i64.load 0', 'local.tee x', 'local.get i', 'i64.load 0', 'local.tee y', 'local.get x', 'local.get y', 'i64.lt_s', 'select',
+  'local.tee cs', 'local.set ce',
   'loop',
-  'local.get j', 'f64.load 0', 'local.tee x', 'local.get i', 'f64.load 0', 'local.tee y', 'f64.lt', 'local.set t',
-  'local.get t', 'f64.convert_i32_u', 'local.set tf',
-  'f64.const 1', 'local.get tf', 'f64.sub', 'local.set uf',
-  // s, e: the taken range (the other list's is multiplied by 0).
-  'local.get tf', 'local.get x', 'f64.mul', 'local.get uf', 'local.get y', 'f64.mul', 'f64.add', 'local.set s',
-  'local.get tf', 'local.get j', 'f64.load 8', 'f64.mul', 'local.get uf', 'local.get i', 'f64.load 8', 'f64.mul', 'f64.add', 'local.set e',
+  'local.get j', 'i64.load 0', 'local.tee x', 'local.get i', 'i64.load 0', 'local.tee y', 'i64.lt_s', 'local.set t',
+  // s, e: the taken range.
+  'local.get x', 'local.get y', 'local.get t', 'select', 'local.set s',
+  'local.get j', 'i64.load 8', 'local.get i', 'i64.load 8', 'local.get t', 'select', 'local.set e',
   'local.get j', 'local.get t', 'i32.const 4', 'i32.shl', 'i32.add', 'local.set j',
   'local.get i', 'local.get t', 'i32.const 1', 'i32.xor', 'i32.const 4', 'i32.shl', 'i32.add', 'local.set i',
   // The run so far is written each step; it stays only when the next range opens a new one.
-  'local.get w', 'local.get cs', 'f64.store 0', 'local.get w', 'local.get ce', 'f64.store 8',
-  'local.get s', 'local.get ce', 'f64.sub', 'local.get gap', 'f64.ge', 'local.set g',
+  'local.get w', 'local.get cs', 'i64.store 0', 'local.get w', 'local.get ce', 'i64.store 8',
+  'local.get s', 'f64.reinterpret_i64', 'local.get ce', 'f64.reinterpret_i64', 'f64.sub', 'local.get gap', 'f64.ge', 'local.set g',
   'local.get w', 'local.get g', 'i32.const 4', 'i32.shl', 'i32.add', 'local.set w',
-  'local.get cs', 'local.get g', 'f64.convert_i32_u', 'local.get s', 'local.get cs', 'f64.sub', 'f64.mul', 'f64.add', 'local.set cs',
-  'local.get ce', 'local.get e', 'local.get ce', 'f64.gt', 'f64.convert_i32_u', 'local.get e', 'local.get ce', 'f64.sub', 'f64.mul', 'f64.add', 'local.set ce',
+  // A new run starts at s; the end only grows (a new run's end is past the old one's, as s is).
+  'local.get s', 'local.get cs', 'local.get g', 'select', 'local.set cs',
+  'local.get e', 'local.get ce', 'local.get e', 'local.get ce', 'i64.gt_s', 'select', 'local.set ce',
   'local.get k', 'i32.const 1', 'i32.sub', 'local.tee k', 'br_if 0',
   'end',
-  'local.get w', 'local.get cs', 'f64.store 0', 'local.get w', 'local.get ce', 'f64.store 8',
+  'local.get w', 'local.get cs', 'i64.store 0', 'local.get w', 'local.get ce', 'i64.store 8',
   'local.get w', 'local.get tmp', 'i32.sub', 'i32.const 4', 'i32.shr_u', 'i32.const 1', 'i32.add',
 ];
 
 export type MergeKernel = (q: number, qe: number, hiFirst: number, loLast: number, acc: number, m: number, tmp: number, gap: number, pick: number) => number;
 
+/**
+ * `bestGap(at, m, size)`: TFLite's greedy-by-size choice over the m runs at `at` (ascending,
+ * disjoint): the offset of the smallest gap before a run that holds `size` bytes (the lowest on
+ * ties), or the end of the last run when none does (0 with no runs).
+ */
+const BEST_GAP_PARAMS = [
+  ['at', I32],
+  ['m', I32],
+  ['size', F64],
+] as const;
+const BEST_GAP_LOCALS = [
+  ['prev', F64],
+  ['best', F64],
+  ['bestAt', F64],
+  ['d', F64],
+  ['c', I32],
+] as const;
+const BEST_GAP = [
+  'f64.const Infinity', 'local.set best', 'f64.const -1', 'local.set bestAt',
+  'block', 'local.get m', 'i32.eqz', 'br_if 0',
+  'loop',
+  'local.get at', 'f64.load 0', 'local.get prev', 'f64.sub', 'local.tee d', 'local.get size', 'f64.ge',
+  'local.get d', 'local.get best', 'f64.lt', 'i32.and', 'local.set c',
+  'local.get d', 'local.get best', 'local.get c', 'select', 'local.set best',
+  'local.get prev', 'local.get bestAt', 'local.get c', 'select', 'local.set bestAt',
+  'local.get at', 'f64.load 8', 'local.set prev',
+  'local.get at', `i32.const ${RUN_BYTES}`, 'i32.add', 'local.set at',
+  'local.get m', 'i32.const 1', 'i32.sub', 'local.tee m', 'br_if 0',
+  'end', 'end',
+  'local.get prev', 'local.get bestAt', 'local.get bestAt', 'f64.const 0', 'f64.lt', 'select',
+];
+
+export type BestGapKernel = (at: number, m: number, size: number) => number;
+
 let compiled: object | undefined;
 
-/** The kernel over `memory` (the module is compiled once per process). */
-export function mergeKernel(memory: WasmMemory): MergeKernel {
-  compiled ??= new wasm.Module(encodeModule({ exportName: 'merge', params: PARAMS, locals: LOCALS, result: I32, code: CODE }));
-  return new wasm.Instance(compiled, { env: { mem: memory } }).exports['merge'] as MergeKernel;
+/** The kernels over `memory` (the module is compiled once per process). */
+export function placementKernels(memory: WasmMemory): { merge: MergeKernel; bestGap: BestGapKernel } {
+  compiled ??= new wasm.Module(
+    encodeModule([
+      { exportName: 'merge', params: PARAMS, locals: LOCALS, result: I32, code: CODE },
+      { exportName: 'bestGap', params: BEST_GAP_PARAMS, locals: BEST_GAP_LOCALS, result: F64, code: BEST_GAP },
+    ]),
+  );
+  const { exports } = new wasm.Instance(compiled, { env: { mem: memory } });
+  return { merge: exports['merge'] as MergeKernel, bestGap: exports['bestGap'] as BestGapKernel };
 }

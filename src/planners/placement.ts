@@ -1,9 +1,11 @@
-import { mergeKernel, RUN_BYTES, SLOT_BYTES, type MergeKernel } from './merge-kernel.js';
+import { placementKernels, RUN_BYTES, SLOT_BYTES, type BestGapKernel, type MergeKernel } from './merge-kernel.js';
+import { WASM_MEMORY_MAX_BYTES, OutOfAddressSpace } from './limits.js';
 import { alignUp } from './records.js';
 import { DEFAULT_TIME_CLASSES, TimeClasses, type TimeClassesOptions } from './time-classes.js';
 import { timeAxis } from './time-index.js';
 import type { UsageRecords } from './types.js';
 import { wasm, type WasmMemory } from './wasm-module.js';
+import { formatBytes, formatCount } from '../util/bytes.js';
 
 /**
  * Records placed one at a time in one arena, answering what the placement loops of greedy-by-size
@@ -56,6 +58,7 @@ export class Placement {
    */
   private readonly memory: WasmMemory;
   private readonly merge: MergeKernel;
+  private readonly bestGap: BestGapKernel;
   private f64: Float64Array;
   private i32: Int32Array;
   private readonly pickAt: number;
@@ -81,6 +84,19 @@ export class Placement {
     layout: TimeClassesOptions = DEFAULT_TIME_CLASSES,
   ) {
     const n = r.count;
+    // Slots (one past the last position, so that a block's end address is in the memory), then the
+    // picks of one block and their sentinel, then the two run buffers.
+    this.pickAt = Math.ceil((SLOT_BYTES * (n + 1)) / RUN_BYTES) * RUN_BYTES;
+    this.accAt = this.pickAt + RUN_BYTES * ((1 << layout.blockBits) + 1);
+    this.tmpAt = this.accAt + RUN_BYTES * this.runCap;
+    const bytes = this.tmpAt + RUN_BYTES * this.runCap;
+    if (bytes > WASM_MEMORY_MAX_BYTES) {
+      const most = Math.floor((WASM_MEMORY_MAX_BYTES - (bytes - SLOT_BYTES * n)) / SLOT_BYTES);
+      throw new OutOfAddressSpace(
+        `${formatCount(n)} records need ${formatBytes(bytes)} of WebAssembly memory for their placement, over its limit of ` +
+          `${formatBytes(WASM_MEMORY_MAX_BYTES)} (at most ${formatCount(most)} records)`,
+      );
+    }
     this.offsets = new Float64Array(n);
     this.layout = new TimeClasses(timeAxis(r), layout);
     this.rangeStart = new Float64Array(n);
@@ -90,13 +106,8 @@ export class Placement {
     this.blockInfo = new Int32Array(8 * blocks);
     const bt = this.layout.blockTimes;
     for (let k = 0; k < blocks; k++) for (let x = 0; x < 4; x++) this.blockInfo[8 * k + 1 + x] = bt[4 * k + x] as number;
-    // Slots (one past the last position, so that a block's end address is in the memory), then the
-    // picks of one block and their sentinel, then the two run buffers.
-    this.pickAt = Math.ceil((SLOT_BYTES * (n + 1)) / RUN_BYTES) * RUN_BYTES;
-    this.accAt = this.pickAt + RUN_BYTES * ((1 << layout.blockBits) + 1);
-    this.tmpAt = this.accAt + RUN_BYTES * this.runCap;
-    this.memory = new wasm.Memory({ initial: Math.ceil((this.tmpAt + RUN_BYTES * this.runCap) / 65536) });
-    this.merge = mergeKernel(this.memory);
+    this.memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) });
+    ({ merge: this.merge, bestGap: this.bestGap } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
     this.i32 = new Int32Array(this.memory.buffer);
     const cap = 64;
@@ -127,6 +138,33 @@ export class Placement {
    * gaps it may take are the same, in fewer runs to merge.
    */
   occupiedAt(p: number, gapBytes = 1): number {
+    const m = this.union(p, gapBytes);
+    if (this.runStart.length < m) {
+      this.runStart = new Float64Array(2 * m);
+      this.runEnd = new Float64Array(2 * m);
+    }
+    const rs = this.runStart;
+    const re = this.runEnd;
+    const f = this.f64;
+    for (let j = 0, x = this.accAt >> 3; j < m; j++, x += 2) {
+      rs[j] = f[x] as number;
+      re[j] = f[x + 1] as number;
+    }
+    return m;
+  }
+
+  /**
+   * Where greedy-by-size puts a record of `size` > 0 bytes at position `p`: the start of the
+   * smallest gap between the runs of {@link occupiedAt} that holds it (the lowest on ties), or the
+   * end of the last run. The runs stay in the kernel's memory.
+   */
+  bestFitAt(p: number, size: number): number {
+    const m = this.union(p, size);
+    return this.bestGap(this.accAt, m, size);
+  }
+
+  /** The runs of {@link occupiedAt}, left at accAt in the kernel's memory; returns how many. */
+  private union(p: number, gapBytes: number): number {
     const L = this.layout;
     const a = L.first[p] as number;
     const b = L.last[p] as number;
@@ -165,17 +203,6 @@ export class Placement {
     }
     this.accAt = acc;
     this.tmpAt = tmp;
-    if (this.runStart.length < m) {
-      this.runStart = new Float64Array(2 * m);
-      this.runEnd = new Float64Array(2 * m);
-    }
-    const rs = this.runStart;
-    const re = this.runEnd;
-    const f = this.f64;
-    for (let j = 0, x = acc >> 3; j < m; j++, x += 2) {
-      rs[j] = f[x] as number;
-      re[j] = f[x + 1] as number;
-    }
     return m;
   }
 
@@ -184,6 +211,12 @@ export class Placement {
     let cap = this.runCap;
     while (cap < need) cap *= 2;
     const at = this.memory.buffer.byteLength;
+    if (at + 2 * RUN_BYTES * cap > WASM_MEMORY_MAX_BYTES) {
+      throw new OutOfAddressSpace(
+        `${formatCount(need)} runs of placed records met by one record do not fit in a WebAssembly memory beside the ` +
+          `${formatBytes(at)} it holds (its limit is ${formatBytes(WASM_MEMORY_MAX_BYTES)})`,
+      );
+    }
     this.memory.grow(Math.ceil((2 * RUN_BYTES * cap) / 65536));
     this.f64 = new Float64Array(this.memory.buffer);
     this.i32 = new Int32Array(this.memory.buffer);
@@ -258,7 +291,8 @@ export class Placement {
       t[6 * j + 5] = t[6 * j - 1] as number;
       j--;
     }
-    f[3 * j] = offset;
+    // + 0 turns a -0 into 0: the kernel orders offsets by their bit patterns.
+    f[3 * j] = offset + 0;
     f[3 * j + 1] = end;
     t[6 * j + 4] = this.layout.first[p] as number;
     t[6 * j + 5] = this.layout.last[p] as number;

@@ -1,7 +1,7 @@
 import { VERSION } from '../version.js';
 import { objectsToOffsets } from './layout.js';
 import { type LowerBounds, lowerBounds } from './lower-bounds.js';
-import { DEFAULT_BYTES_PER_RECORD, defaultMemoryBudget, OutOfTime, PlanLimitError, startLimits } from './limits.js';
+import { DEFAULT_BYTES_PER_RECORD, defaultMemoryBudget, OutOfAddressSpace, OutOfTime, PlanLimitError, startLimits } from './limits.js';
 import { formatBytes, formatCount as count } from '../util/bytes.js';
 import { BEST, listPlanners, selectStrategies } from './registry.js';
 import { bestPacking, type Candidate, type SearchReport } from './strategies/best.js';
@@ -130,7 +130,12 @@ export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanRepo
           const what = `${label}: stopped by the time limit of ${count(timeLimitMs)} ms after ${e.progress}`;
           throw new PlanLimitError(`${what} (--time-limit); give a longer limit or another --strategy`, 'time', what);
         }
-        if (e instanceof RangeError && /allocation failed|Invalid (typed )?array length/i.test(e.message)) {
+        if (e instanceof OutOfAddressSpace) {
+          const what = `${label}: ${e.message}`;
+          throw new PlanLimitError(`${what}; give it less input or choose another --strategy`, 'memory', what);
+        }
+        // A WebAssembly memory the system could not reserve or grow says so in a RangeError of its own.
+        if (e instanceof RangeError && /allocation failed|Invalid (typed )?array length|could not allocate|Unable to grow/i.test(e.message)) {
           const what = `${label}: ran out of memory for ${count(r.count)} records (${e.message})`;
           throw new PlanLimitError(`${what}; give it less input or choose another --strategy`, 'memory', what);
         }

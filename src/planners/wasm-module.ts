@@ -18,6 +18,7 @@ export const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssem
 
 /** Value types of parameters, locals and the result. */
 export const I32 = 0x7f;
+export const I64 = 0x7e;
 export const F64 = 0x7c;
 
 const OPCODES: Readonly<Record<string, number>> = {
@@ -27,11 +28,14 @@ const OPCODES: Readonly<Record<string, number>> = {
   br_if: 0x0d,
   end: 0x0b,
   return: 0x0f,
+  select: 0x1b,
   'local.get': 0x20,
   'local.set': 0x21,
   'local.tee': 0x22,
   'i32.load': 0x28,
+  'i64.load': 0x29,
   'f64.load': 0x2b,
+  'i64.store': 0x37,
   'f64.store': 0x39,
   'i32.const': 0x41,
   'f64.const': 0x44,
@@ -40,6 +44,8 @@ const OPCODES: Readonly<Record<string, number>> = {
   'i32.lt_u': 0x49,
   'i32.le_s': 0x4c,
   'i32.ge_s': 0x4e,
+  'i64.lt_s': 0x53,
+  'i64.gt_s': 0x55,
   'f64.lt': 0x63,
   'f64.gt': 0x64,
   'f64.ge': 0x66,
@@ -54,6 +60,7 @@ const OPCODES: Readonly<Record<string, number>> = {
   'f64.mul': 0xa2,
   'f64.min': 0xa4,
   'f64.convert_i32_u': 0xb8,
+  'f64.reinterpret_i64': 0xbf,
 };
 
 const unsignedLeb = (n: number): number[] => {
@@ -93,8 +100,21 @@ export interface WasmFunction {
   code: readonly string[];
 }
 
-/** The bytes of a module that imports a memory as env.mem and exports `f`. */
-export function encodeModule(f: WasmFunction): Uint8Array {
+/** The bytes of a module that imports a memory as env.mem and exports the functions `fs`. */
+export function encodeModule(fs: readonly WasmFunction[]): Uint8Array {
+  const types = fs.map((f) => [0x60, ...vector(f.params.map(([, t]) => [t])), ...vector([[f.result]])]);
+  return new Uint8Array([
+    ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
+    ...section(1, vector(types)),
+    ...section(2, vector([[...name('env'), ...name('mem'), 0x02, 0x00, 0x01]])),
+    ...section(3, vector(fs.map((_, k) => unsignedLeb(k)))),
+    ...section(7, vector(fs.map((f, k) => [...name(f.exportName), 0x00, ...unsignedLeb(k)]))),
+    ...section(10, vector(fs.map(encodeBody))),
+  ]);
+}
+
+/** A function's body: its locals and its instructions, with their length first. */
+function encodeBody(f: WasmFunction): number[] {
   const index = new Map<string, number>();
   [...f.params, ...f.locals].forEach(([n], k) => index.set(n, k));
   const body: number[] = [];
@@ -113,7 +133,7 @@ export function encodeModule(f: WasmFunction): Uint8Array {
       body.push(...new Uint8Array(new Float64Array([Number(arg)]).buffer));
     } else if (op.endsWith('.load') || op.endsWith('.store')) {
       // Alignment hint (log2 of the access width), then the constant offset.
-      body.push(op.startsWith('f64') ? 3 : 2, ...unsignedLeb(Number(arg || 0)));
+      body.push(op.startsWith('i32') ? 2 : 3, ...unsignedLeb(Number(arg || 0)));
     } else if (op === 'block' || op === 'loop') {
       body.push(0x40);
     } else if (op === 'br' || op === 'br_if') {
@@ -122,13 +142,5 @@ export function encodeModule(f: WasmFunction): Uint8Array {
   }
   body.push(0x0b);
   const fn = [...vector(f.locals.map(([, t]) => [1, t])), ...body];
-  const type = [0x60, ...vector(f.params.map(([, t]) => [t])), ...vector([[f.result]])];
-  return new Uint8Array([
-    ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
-    ...section(1, vector([type])),
-    ...section(2, vector([[...name('env'), ...name('mem'), 0x02, 0x00, 0x01]])),
-    ...section(3, vector([[0]])),
-    ...section(7, vector([[...name(f.exportName), 0x00, 0]])),
-    ...section(10, vector([[...unsignedLeb(fn.length), ...fn]])),
-  ]);
+  return [...unsignedLeb(fn.length), ...fn];
 }

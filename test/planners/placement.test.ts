@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeRecords, type UsageRecords } from '../../src/planners/index.js';
+import { OutOfAddressSpace } from '../../src/planners/limits.js';
 import { Placement } from '../../src/planners/placement.js';
 import { TimeClasses, type TimeClassesOptions } from '../../src/planners/time-classes.js';
 import { intervalIndex, orderBy, timeAxis } from '../../src/planners/time-index.js';
@@ -144,6 +145,15 @@ describe('placement', () => {
         else wantGapped.push([s, e]);
       }
       expect(gotGapped).toEqual(wantGapped);
+      // bestFitAt: the smallest gap of the runs that holds gapBytes (the lowest on ties), else the last end.
+      let bestAt = -1;
+      let best = Infinity;
+      let prev = 0;
+      for (const [s, e] of want) {
+        if (s - prev >= gapBytes && s - prev < best) [best, bestAt] = [s - prev, prev];
+        prev = e;
+      }
+      expect(p.bestFitAt(p.positions([i])[0] as number, gapBytes)).toBe(bestAt < 0 ? prev : bestAt);
       const conflicting = Array.from(p.conflicting(i));
       const byOffset = placed.filter((j) => overlaps(r, i, j)); // placement order: a stable sort by offset keeps it on ties
       byOffset.sort((x, y) => (p.offsets[x] as number) - (p.offsets[y] as number));
@@ -195,6 +205,9 @@ describe('placement', () => {
     expect(runs(2)).toEqual([[0, 20], [30, 40]]);
     expect(runs(10)).toEqual([[0, 20], [30, 40]]);
     expect(runs(11)).toEqual([[0, 40]]);
+    // Gaps [10, 11) and [20, 30): one byte fits the first, ten only the second, eleven neither.
+    const at = (size: number): number => p.bestFitAt(p.positions([3])[0] as number, size);
+    expect([at(1), at(2), at(10), at(11)]).toEqual([10, 20, 20, 40]);
   });
 
   it('the layout finds, for each class, a run of positions holding every record that meets a window', () => {
@@ -216,6 +229,17 @@ describe('placement', () => {
         }
       }),
       { numRuns: 100 },
+    );
+  });
+});
+
+describe('placement limits', () => {
+  it('refuses, before allocating, more records than a WebAssembly memory holds slots for', () => {
+    // 24 bytes a slot: 4 GiB holds about 178.9 million; the check reads only the count.
+    const huge = { count: 180_000_000 } as UsageRecords;
+    expect(() => new Placement(huge, 1)).toThrow(OutOfAddressSpace);
+    expect(() => new Placement(huge, 1)).toThrow(
+      /^180,000,000 records need 4\.02 GiB of WebAssembly memory for their placement, over its limit of 4\.00 GiB \(at most 178,956,\d{3} records\)$/,
     );
   });
 });

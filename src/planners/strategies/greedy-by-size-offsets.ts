@@ -28,32 +28,24 @@ export function greedyBySizeOffsets(r: UsageRecords, alignmentBytes: number, lim
     clock.tick();
     const rec = order[k] as number;
     const size = sizes[k] as number;
+    if (size > 0) {
+      // The smallest gap that holds it, among the runs of the records it conflicts with (gaps
+      // narrower than the record never take it, so runs closer than its size are merged as one).
+      p.placeAt(rec, pos[k] as number, size, p.bestFitAt(pos[k] as number, size));
+      continue;
+    }
     let bestDiff = Infinity;
     let bestOffset = -1;
     let prev = 0;
-    if (size > 0) {
-      // Gaps narrower than the record never take it: their runs may be one.
-      const m = p.occupiedAt(pos[k] as number, size);
-      for (let j = 0; j < m; j++) {
-        const start = p.runStart[j] as number;
-        const diff = start - prev;
-        if (diff >= size && diff < bestDiff) {
-          bestDiff = diff;
-          bestOffset = prev;
-        }
-        prev = p.runEnd[j] as number;
+    const conflicting = p.conflicting(rec);
+    for (let j = 0; j < conflicting.length; j++) {
+      const other = conflicting[j] as number;
+      const cur = p.offsets[other] as number;
+      if (cur >= prev && cur - prev < bestDiff) {
+        bestDiff = cur - prev;
+        bestOffset = prev;
       }
-    } else {
-      const conflicting = p.conflicting(rec);
-      for (let j = 0; j < conflicting.length; j++) {
-        const other = conflicting[j] as number;
-        const cur = p.offsets[other] as number;
-        if (cur >= prev && cur - prev < bestDiff) {
-          bestDiff = cur - prev;
-          bestOffset = prev;
-        }
-        prev = Math.max(prev, p.end(other));
-      }
+      prev = Math.max(prev, p.end(other));
     }
     p.placeAt(rec, pos[k] as number, size, bestOffset < 0 ? prev : bestOffset);
   }
