@@ -28,6 +28,7 @@ const OPCODES: Readonly<Record<string, number>> = {
   br_if: 0x0d,
   end: 0x0b,
   return: 0x0f,
+  call: 0x10,
   select: 0x1b,
   'local.get': 0x20,
   'local.set': 0x21,
@@ -35,13 +36,16 @@ const OPCODES: Readonly<Record<string, number>> = {
   'i32.load': 0x28,
   'i64.load': 0x29,
   'f64.load': 0x2b,
+  'i32.store': 0x36,
   'i64.store': 0x37,
   'f64.store': 0x39,
   'i32.const': 0x41,
   'f64.const': 0x44,
   'i32.eqz': 0x45,
   'i32.ne': 0x47,
+  'i32.lt_s': 0x48,
   'i32.lt_u': 0x49,
+  'i32.gt_s': 0x4a,
   'i32.le_s': 0x4c,
   'i32.ge_s': 0x4e,
   'i64.lt_s': 0x53,
@@ -51,14 +55,17 @@ const OPCODES: Readonly<Record<string, number>> = {
   'f64.ge': 0x66,
   'i32.add': 0x6a,
   'i32.sub': 0x6b,
+  'i32.mul': 0x6c,
   'i32.and': 0x71,
   'i32.xor': 0x73,
   'i32.shl': 0x74,
+  'i32.shr_s': 0x75,
   'i32.shr_u': 0x76,
   'f64.add': 0xa0,
   'f64.sub': 0xa1,
   'f64.mul': 0xa2,
   'f64.min': 0xa4,
+  'f64.convert_i32_s': 0xb7,
   'f64.convert_i32_u': 0xb8,
   'f64.reinterpret_i64': 0xbf,
 };
@@ -136,7 +143,7 @@ function encodeBody(f: WasmFunction): number[] {
       body.push(op.startsWith('i32') ? 2 : 3, ...unsignedLeb(Number(arg || 0)));
     } else if (op === 'block' || op === 'loop') {
       body.push(0x40);
-    } else if (op === 'br' || op === 'br_if') {
+    } else if (op === 'br' || op === 'br_if' || op === 'call') {
       body.push(...unsignedLeb(Number(arg)));
     }
   }
