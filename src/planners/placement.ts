@@ -3,7 +3,7 @@ import { WASM_MEMORY_MAX_BYTES, OutOfAddressSpace } from './limits.js';
 import { alignUp } from './records.js';
 import { DEFAULT_TIME_CLASSES, TimeClasses, type TimeClassesOptions } from './time-classes.js';
 import { timeAxis } from './time-index.js';
-import { CFG, CFG_BYTES, placementKernels, type BestFitKernel, type UnionKernel } from './union-kernel.js';
+import { CFG, CFG_BYTES, placementKernels, type BestFitKernel, type InsertKernel, type UnionKernel } from './union-kernel.js';
 import type { UsageRecords } from './types.js';
 import { wasm, type WasmMemory } from './wasm-module.js';
 import { formatBytes, formatCount } from '../util/bytes.js';
@@ -62,6 +62,7 @@ export class Placement {
   private readonly memory: WasmMemory;
   private readonly unionKernel: UnionKernel;
   private readonly bestFit: BestFitKernel;
+  private readonly insert: InsertKernel;
   private f64: Float64Array;
   private i32: Int32Array;
   private readonly cfgAt: number;
@@ -117,7 +118,7 @@ export class Placement {
       );
     }
     this.memory = new wasm.Memory({ initial: Math.ceil(total / 65536) });
-    ({ union: this.unionKernel, bestFit: this.bestFit } = placementKernels(this.memory));
+    ({ union: this.unionKernel, bestFit: this.bestFit, insert: this.insert } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
     const t = (this.i32 = new Int32Array(this.memory.buffer));
     const bt = L.blockTimes;
@@ -280,26 +281,7 @@ export class Placement {
     // A record that occupies nothing takes no slot: the merges see only ranges of positive length.
     if (end <= offset) return;
     // Into its block's slots, after those at or below its offset (earlier placements first on ties).
-    const blk = p >> this.layout.blockBits;
-    const o = blk << this.layout.blockBits;
-    const f = this.f64;
-    const t = this.i32;
-    const info = (this.infoAt >> 2) + 8 * blk;
-    let j = o + (t[info] as number);
-    t[info] = j - o + 1;
-    // Slot j: offset and end at f64 3j and 3j + 1, first and last at i32 6j + 4 and 6j + 5.
-    while (j > o && (f[3 * j - 3] as number) > offset) {
-      f[3 * j] = f[3 * j - 3] as number;
-      f[3 * j + 1] = f[3 * j - 2] as number;
-      t[6 * j + 4] = t[6 * j - 2] as number;
-      t[6 * j + 5] = t[6 * j - 1] as number;
-      j--;
-    }
-    // + 0 turns a -0 into 0: the kernel orders offsets by their bit patterns.
-    f[3 * j] = offset + 0;
-    f[3 * j + 1] = end;
-    t[6 * j + 4] = this.layout.first[p] as number;
-    t[6 * j + 5] = this.layout.last[p] as number;
+    this.insert(this.cfgAt, p, offset, end, this.layout.first[p] as number, this.layout.last[p] as number);
   }
 
   /** The aligned end of a placed record. */

@@ -140,20 +140,72 @@ const BEST_FIT = [
   'local.get cfg', `i32.load ${CFG.acc}`, 'local.get m', 'local.get size', 'call 1',
 ];
 
-/** The two functions, numbered 2 and 3 after merge (0) and bestGap (1). */
+/**
+ * `insert(cfg, p, offset, end, first, last)`: Placement's placement of the record at position p into
+ * its block's slots, after those at or below its offset (earlier placements first on ties).
+ */
+const INSERT_PARAMS = [
+  ['cfg', I32],
+  ['p', I32],
+  ['offset', F64],
+  ['end', F64],
+  ['first', I32],
+  ['last', I32],
+] as const;
+const INSERT_LOCALS = [
+  ['bb', I32],
+  ['info', I32],
+  ['count', I32],
+  ['o', I32],
+  ['q', I32],
+  ['s', I32],
+] as const;
+const INSERT = [
+  'local.get cfg', `i32.load ${CFG.blockBits}`, 'local.set bb',
+  'local.get cfg', `i32.load ${CFG.info}`, 'local.get p', 'local.get bb', 'i32.shr_u', 'i32.const 5', 'i32.shl', 'i32.add', 'local.tee info',
+  'local.get info', 'i32.load 0', 'local.tee count', 'i32.const 1', 'i32.add', 'i32.store 0',
+  // o: the block's first slot; q: the slot that is free, moved down past those above the offset.
+  'local.get p', 'local.get bb', 'i32.shr_u', 'local.get bb', 'i32.shl', `i32.const ${SLOT_BYTES}`, 'i32.mul', 'local.tee o',
+  'local.get count', `i32.const ${SLOT_BYTES}`, 'i32.mul', 'i32.add', 'local.set q',
+  'block',
+  'loop',
+  'local.get q', 'local.get o', 'i32.le_u', 'br_if 1',
+  'local.get q', `i32.const ${SLOT_BYTES}`, 'i32.sub', 'local.tee s', 'f64.load 0', 'local.get offset', 'f64.gt', 'i32.eqz', 'br_if 1',
+  'local.get q', 'local.get s', 'i64.load 0', 'i64.store 0',
+  'local.get q', 'local.get s', 'i64.load 8', 'i64.store 8',
+  'local.get q', 'local.get s', 'i64.load 16', 'i64.store 16',
+  'local.get s', 'local.set q',
+  'br 0',
+  'end',
+  'end',
+  // + 0 turns a -0 into 0: the merge orders offsets by their bit patterns.
+  'local.get q', 'local.get offset', 'f64.const 0', 'f64.add', 'f64.store 0',
+  'local.get q', 'local.get end', 'f64.store 8',
+  'local.get q', 'local.get first', 'i32.store 16',
+  'local.get q', 'local.get last', 'i32.store 20',
+  'i32.const 0',
+];
+
+/** The functions numbered 2 to 4, after merge (0) and bestGap (1). */
 const UNION_FUNCTIONS = [
   { exportName: 'union', params: UNION_PARAMS, locals: UNION_LOCALS, result: I32, code: UNION },
   { exportName: 'bestFit', params: BEST_FIT_PARAMS, locals: BEST_FIT_LOCALS, result: F64, code: BEST_FIT },
+  { exportName: 'insert', params: INSERT_PARAMS, locals: INSERT_LOCALS, result: I32, code: INSERT },
 ];
 
 export type UnionKernel = (cfg: number, a: number, b: number, gap: number) => number;
 export type BestFitKernel = (cfg: number, a: number, b: number, size: number) => number;
+export type InsertKernel = (cfg: number, p: number, offset: number, end: number, first: number, last: number) => number;
 
 let compiled: object | undefined;
 
 /** The placement's kernels over `memory` (the module is compiled once per process). */
-export function placementKernels(memory: WasmMemory): { union: UnionKernel; bestFit: BestFitKernel } {
+export function placementKernels(memory: WasmMemory): { union: UnionKernel; bestFit: BestFitKernel; insert: InsertKernel } {
   compiled ??= new wasm.Module(encodeModule([...MERGE_FUNCTIONS, ...UNION_FUNCTIONS]));
   const { exports } = new wasm.Instance(compiled, { env: { mem: memory } });
-  return { union: exports['union'] as UnionKernel, bestFit: exports['bestFit'] as BestFitKernel };
+  return {
+    union: exports['union'] as UnionKernel,
+    bestFit: exports['bestFit'] as BestFitKernel,
+    insert: exports['insert'] as InsertKernel,
+  };
 }

@@ -1,7 +1,8 @@
 /**
- * A minimal WebAssembly encoder for one exported function over an imported memory (`env.mem`),
- * written as a list of instructions with named locals: enough for the placement's merge kernel
- * (merge-kernel.ts), which is built here from its source when first used, with no tool chain.
+ * A minimal WebAssembly encoder for exported functions over an imported memory (`env.mem`), each
+ * written as a list of instructions with named locals: enough for the placement's kernels
+ * (merge-kernel.ts, union-kernel.ts), which are built here from their source when first used, with
+ * no tool chain.
  */
 
 /** The parts of WebAssembly's JavaScript API used here (Node has them; the ES library types do not). */
@@ -47,6 +48,7 @@ const OPCODES: Readonly<Record<string, number>> = {
   'i32.lt_u': 0x49,
   'i32.gt_s': 0x4a,
   'i32.le_s': 0x4c,
+  'i32.le_u': 0x4d,
   'i32.ge_s': 0x4e,
   'i64.lt_s': 0x53,
   'i64.gt_s': 0x55,
