@@ -1,4 +1,4 @@
-import { F64, I32, I64 } from './wasm-module.js';
+import { encodeModule, F64, I32, I64, wasm, type WasmMemory } from './wasm-module.js';
 
 /** Bytes per slot in the kernel's memory: offset and aligned end (f64, non-negative), first and last time index (i32). */
 export const SLOT_BYTES = 24;
@@ -131,8 +131,16 @@ const BEST_GAP = [
 
 export type BestGapKernel = (at: number, m: number, size: number) => number;
 
-/** The two functions, numbered 0 and 1 in the placement's module (union-kernel.ts). */
-export const MERGE_FUNCTIONS = [
-  { exportName: 'merge', params: PARAMS, locals: LOCALS, result: I32, code: CODE },
-  { exportName: 'bestGap', params: BEST_GAP_PARAMS, locals: BEST_GAP_LOCALS, result: F64, code: BEST_GAP },
-];
+let compiled: object | undefined;
+
+/** The kernels over `memory` (the module is compiled once per process). */
+export function placementKernels(memory: WasmMemory): { merge: MergeKernel; bestGap: BestGapKernel } {
+  compiled ??= new wasm.Module(
+    encodeModule([
+      { exportName: 'merge', params: PARAMS, locals: LOCALS, result: I32, code: CODE },
+      { exportName: 'bestGap', params: BEST_GAP_PARAMS, locals: BEST_GAP_LOCALS, result: F64, code: BEST_GAP },
+    ]),
+  );
+  const { exports } = new wasm.Instance(compiled, { env: { mem: memory } });
+  return { merge: exports['merge'] as MergeKernel, bestGap: exports['bestGap'] as BestGapKernel };
+}

@@ -1,9 +1,8 @@
-import { RUN_BYTES, SLOT_BYTES } from './merge-kernel.js';
+import { placementKernels, RUN_BYTES, SLOT_BYTES, type BestGapKernel, type MergeKernel } from './merge-kernel.js';
 import { WASM_MEMORY_MAX_BYTES, OutOfAddressSpace } from './limits.js';
 import { alignUp } from './records.js';
 import { DEFAULT_TIME_CLASSES, TimeClasses, type TimeClassesOptions } from './time-classes.js';
 import { timeAxis } from './time-index.js';
-import { CFG, CFG_BYTES, placementKernels, type BestFitKernel, type InsertKernel, type UnionKernel } from './union-kernel.js';
 import type { UsageRecords } from './types.js';
 import { wasm, type WasmMemory } from './wasm-module.js';
 import { formatBytes, formatCount } from '../util/bytes.js';
@@ -23,9 +22,8 @@ import { formatBytes, formatCount } from '../util/bytes.js';
  * sorted by offset in slots of its own (an insertion into at most a block's worth on each
  * placement), so the union is one merge per block of its slots, read in order and filtered by
  * time, into the runs so far: no search per record, no sort, and no lookup through a record index.
- * The slots, the runs being merged and the layout's window tables live in a WebAssembly memory; the
- * merge of a block is a WebAssembly function (merge-kernel.ts), and so is the walk over the classes
- * and blocks of a window that calls it (union-kernel.ts): one call per record. The records that meet a window are in order by offset
+ * The slots and the runs being merged live in a WebAssembly memory, and the merge of a block is a
+ * WebAssembly function (merge-kernel.ts). The records that meet a window are in order by offset
  * within a block but scattered over the arena (records that conflict are disjoint, so their union splits into about
  * as many pieces as a block holds); the merge walks them in memory order, a few blocks per window.
  * At a fixed live-set width a window costs a bounded number of blocks, so a run is linear in the
@@ -55,24 +53,24 @@ export class Placement {
   /**
    * The kernel's memory: per position, at SLOT_BYTES * position, the slot of its block (a block's
    * placed records sorted by offset, ties in placement order: offset, aligned end, first and last
-   * time index); then the picked ranges of one block, the kernels' table of addresses (CFG), per
-   * block its count and time bounds, the layout's window tables, then two buffers of runs (the runs
-   * so far and the ones the next merge writes), moved to the end of the memory when they grow.
+   * time index); then the picked ranges of one block, then two buffers of runs (the runs so far and
+   * the ones the next merge writes), moved to the end of the memory when they grow.
    */
   private readonly memory: WasmMemory;
-  private readonly unionKernel: UnionKernel;
-  private readonly bestFit: BestFitKernel;
-  private readonly insert: InsertKernel;
+  private readonly merge: MergeKernel;
+  private readonly bestGap: BestGapKernel;
   private f64: Float64Array;
   private i32: Int32Array;
-  private readonly cfgAt: number;
-  /**
-   * Per block k, at byte infoAt + 32k: how many of its records are placed, then its time bounds
-   * (the layout's blockTimes): what a window asks of a block, in one cache line.
-   */
-  private readonly infoAt: number;
+  private readonly pickAt: number;
+  private accAt: number;
+  private tmpAt: number;
   /** Runs each buffer holds. */
   private runCap = 256;
+  /**
+   * Per block k, at 8k: how many of its records are placed, then its time bounds (the layout's
+   * blockTimes): what a window asks of a block, in one cache line.
+   */
+  private readonly blockInfo: Int32Array;
   private placed = 0;
   /** Positions gathered by {@link conflicting}. */
   private out: Int32Array;
@@ -88,13 +86,10 @@ export class Placement {
     const n = r.count;
     // Slots (one past the last position, so that a block's end address is in the memory), then the
     // picks of one block and their sentinel, then the two run buffers.
-    const pickAt = Math.ceil((SLOT_BYTES * (n + 1)) / RUN_BYTES) * RUN_BYTES;
-    this.cfgAt = pickAt + RUN_BYTES * ((1 << layout.blockBits) + 1);
-    this.infoAt = this.cfgAt + CFG_BYTES;
-    const blocks = (n >> layout.blockBits) + 1;
-    const tablesAt = this.infoAt + 32 * blocks;
-    // The slots first, from the count alone, before anything is allocated; the tables once the layout is known.
-    const bytes = this.cfgAt + 2 * RUN_BYTES * this.runCap;
+    this.pickAt = Math.ceil((SLOT_BYTES * (n + 1)) / RUN_BYTES) * RUN_BYTES;
+    this.accAt = this.pickAt + RUN_BYTES * ((1 << layout.blockBits) + 1);
+    this.tmpAt = this.accAt + RUN_BYTES * this.runCap;
+    const bytes = this.tmpAt + RUN_BYTES * this.runCap;
     if (bytes > WASM_MEMORY_MAX_BYTES) {
       const most = Math.floor((WASM_MEMORY_MAX_BYTES - (bytes - SLOT_BYTES * n)) / SLOT_BYTES);
       throw new OutOfAddressSpace(
@@ -107,36 +102,14 @@ export class Placement {
     this.rangeStart = new Float64Array(n);
     this.rangeEnd = new Float64Array(n).fill(-1);
     this.seq = new Int32Array(n);
-    const L = this.layout;
-    const tableBytes = 4 * L.startTable.length;
-    const accAt = tablesAt + 2 * tableBytes;
-    const total = accAt + 2 * RUN_BYTES * this.runCap;
-    if (total > WASM_MEMORY_MAX_BYTES) {
-      throw new OutOfAddressSpace(
-        `${formatCount(n)} records need ${formatBytes(total)} of WebAssembly memory for their placement, over its limit of ` +
-          `${formatBytes(WASM_MEMORY_MAX_BYTES)}`,
-      );
-    }
-    this.memory = new wasm.Memory({ initial: Math.ceil(total / 65536) });
-    ({ union: this.unionKernel, bestFit: this.bestFit, insert: this.insert } = placementKernels(this.memory));
+    const blocks = (n >> layout.blockBits) + 1;
+    this.blockInfo = new Int32Array(8 * blocks);
+    const bt = this.layout.blockTimes;
+    for (let k = 0; k < blocks; k++) for (let x = 0; x < 4; x++) this.blockInfo[8 * k + 1 + x] = bt[4 * k + x] as number;
+    this.memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) });
+    ({ merge: this.merge, bestGap: this.bestGap } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
-    const t = (this.i32 = new Int32Array(this.memory.buffer));
-    const bt = L.blockTimes;
-    for (let k = 0, x = this.infoAt >> 2; k < blocks; k++, x += 8) for (let y = 0; y < 4; y++) t[x + 1 + y] = bt[4 * k + y] as number;
-    t.set(L.startTable, tablesAt >> 2);
-    t.set(L.reachTable, (tablesAt + tableBytes) >> 2);
-    const c = this.cfgAt >> 2;
-    t[c + CFG.acc / 4] = accAt;
-    t[c + CFG.tmp / 4] = accAt + RUN_BYTES * this.runCap;
-    t[c + CFG.cap / 4] = this.runCap;
-    t[c + CFG.pick / 4] = pickAt;
-    t[c + CFG.info / 4] = this.infoAt;
-    t[c + CFG.start / 4] = tablesAt;
-    t[c + CFG.reach / 4] = tablesAt + tableBytes;
-    t[c + CFG.classCount / 4] = L.classCount;
-    t[c + CFG.steps / 4] = L.steps;
-    t[c + CFG.grainBits / 4] = L.grainBits;
-    t[c + CFG.blockBits / 4] = L.blockBits;
+    this.i32 = new Int32Array(this.memory.buffer);
     const cap = 64;
     this.runStart = new Float64Array(cap);
     this.runEnd = new Float64Array(cap);
@@ -166,7 +139,6 @@ export class Placement {
    */
   occupiedAt(p: number, gapBytes = 1): number {
     const m = this.union(p, gapBytes);
-    const acc = this.i32[(this.cfgAt + CFG.acc) >> 2] as number;
     if (this.runStart.length < m) {
       this.runStart = new Float64Array(2 * m);
       this.runEnd = new Float64Array(2 * m);
@@ -174,7 +146,7 @@ export class Placement {
     const rs = this.runStart;
     const re = this.runEnd;
     const f = this.f64;
-    for (let j = 0, x = acc >> 3; j < m; j++, x += 2) {
+    for (let j = 0, x = this.accAt >> 3; j < m; j++, x += 2) {
       rs[j] = f[x] as number;
       re[j] = f[x + 1] as number;
     }
@@ -187,30 +159,55 @@ export class Placement {
    * end of the last run. The runs stay in the kernel's memory.
    */
   bestFitAt(p: number, size: number): number {
-    const L = this.layout;
-    const a = L.first[p] as number;
-    const b = L.last[p] as number;
-    for (;;) {
-      const at = this.bestFit(this.cfgAt, a, b, size);
-      if (at >= 0) return at;
-      this.growRuns(-at);
-    }
+    const m = this.union(p, size);
+    return this.bestGap(this.accAt, m, size);
   }
 
-  /** The runs of {@link occupiedAt}, left at CFG.acc in the kernel's memory; returns how many. */
+  /** The runs of {@link occupiedAt}, left at accAt in the kernel's memory; returns how many. */
   private union(p: number, gapBytes: number): number {
     const L = this.layout;
     const a = L.first[p] as number;
     const b = L.last[p] as number;
-    for (;;) {
-      const m = this.unionKernel(this.cfgAt, a, b, gapBytes);
-      if (m >= 0) return m;
-      this.growRuns(-m);
+    const bb = L.blockBits;
+    const bi = this.blockInfo;
+    const merge = this.merge;
+    let acc = this.accAt;
+    let tmp = this.tmpAt;
+    let m = 0;
+    let done = -1;
+    for (let k = 0; k < L.classCount; k++) {
+      const from = L.windowStart(k, a);
+      const to = L.windowEnd(k, b);
+      if (from >= to) continue;
+      for (let blk = Math.max(from >> bb, done + 1), last = (to - 1) >> bb; blk <= last; blk++) {
+        const info = 8 * blk;
+        const count = bi[info] as number;
+        if (count === 0 || (bi[info + 2] as number) < a || (bi[info + 1] as number) > b) continue;
+        if (m + count + 2 > this.runCap) {
+          this.growRuns(m + count + 2, acc, m);
+          acc = this.accAt;
+          tmp = this.tmpAt;
+        }
+        const o = SLOT_BYTES * (blk << bb);
+        // A bound that every record of the block meets is not tested.
+        const hiFirst = (bi[info + 3] as number) > b ? b : 0x7fffffff;
+        const loLast = (bi[info + 4] as number) < a ? a : -1;
+        const w = merge(o, o + SLOT_BYTES * count, hiFirst, loLast, acc, m, tmp, gapBytes, this.pickAt);
+        if (w < 0) continue;
+        m = w;
+        const x = acc;
+        acc = tmp;
+        tmp = x;
+      }
+      done = (to - 1) >> bb;
     }
+    this.accAt = acc;
+    this.tmpAt = tmp;
+    return m;
   }
 
-  /** Run buffers of at least `need` runs, at the end of a grown memory (the union starts over). */
-  private growRuns(need: number): void {
+  /** Run buffers of at least `need` runs, at the end of a grown memory, keeping the m runs at `acc`. */
+  private growRuns(need: number, acc: number, m: number): void {
     let cap = this.runCap;
     while (cap < need) cap *= 2;
     const at = this.memory.buffer.byteLength;
@@ -223,10 +220,9 @@ export class Placement {
     this.memory.grow(Math.ceil((2 * RUN_BYTES * cap) / 65536));
     this.f64 = new Float64Array(this.memory.buffer);
     this.i32 = new Int32Array(this.memory.buffer);
-    const c = this.cfgAt >> 2;
-    this.i32[c + CFG.acc / 4] = at;
-    this.i32[c + CFG.tmp / 4] = at + RUN_BYTES * cap;
-    this.i32[c + CFG.cap / 4] = cap;
+    this.f64.copyWithin(at >> 3, acc >> 3, (acc >> 3) + 2 * m);
+    this.accAt = at;
+    this.tmpAt = at + RUN_BYTES * cap;
     this.runCap = cap;
   }
 
@@ -281,7 +277,25 @@ export class Placement {
     // A record that occupies nothing takes no slot: the merges see only ranges of positive length.
     if (end <= offset) return;
     // Into its block's slots, after those at or below its offset (earlier placements first on ties).
-    this.insert(this.cfgAt, p, offset, end, this.layout.first[p] as number, this.layout.last[p] as number);
+    const blk = p >> this.layout.blockBits;
+    const o = blk << this.layout.blockBits;
+    let j = o + (this.blockInfo[8 * blk] as number);
+    this.blockInfo[8 * blk] = j - o + 1;
+    // Slot j: offset and end at f64 3j and 3j + 1, first and last at i32 6j + 4 and 6j + 5.
+    const f = this.f64;
+    const t = this.i32;
+    while (j > o && (f[3 * j - 3] as number) > offset) {
+      f[3 * j] = f[3 * j - 3] as number;
+      f[3 * j + 1] = f[3 * j - 2] as number;
+      t[6 * j + 4] = t[6 * j - 2] as number;
+      t[6 * j + 5] = t[6 * j - 1] as number;
+      j--;
+    }
+    // + 0 turns a -0 into 0: the kernel orders offsets by their bit patterns.
+    f[3 * j] = offset + 0;
+    f[3 * j + 1] = end;
+    t[6 * j + 4] = this.layout.first[p] as number;
+    t[6 * j + 5] = this.layout.last[p] as number;
   }
 
   /** The aligned end of a placed record. */

@@ -1,8 +1,7 @@
 /**
- * A minimal WebAssembly encoder for exported functions over an imported memory (`env.mem`), each
- * written as a list of instructions with named locals: enough for the placement's kernels
- * (merge-kernel.ts, union-kernel.ts), which are built here from their source when first used, with
- * no tool chain.
+ * A minimal WebAssembly encoder for one exported function over an imported memory (`env.mem`),
+ * written as a list of instructions with named locals: enough for the placement's merge kernel
+ * (merge-kernel.ts), which is built here from its source when first used, with no tool chain.
  */
 
 /** The parts of WebAssembly's JavaScript API used here (Node has them; the ES library types do not). */
@@ -29,7 +28,6 @@ const OPCODES: Readonly<Record<string, number>> = {
   br_if: 0x0d,
   end: 0x0b,
   return: 0x0f,
-  call: 0x10,
   select: 0x1b,
   'local.get': 0x20,
   'local.set': 0x21,
@@ -37,18 +35,14 @@ const OPCODES: Readonly<Record<string, number>> = {
   'i32.load': 0x28,
   'i64.load': 0x29,
   'f64.load': 0x2b,
-  'i32.store': 0x36,
   'i64.store': 0x37,
   'f64.store': 0x39,
   'i32.const': 0x41,
   'f64.const': 0x44,
   'i32.eqz': 0x45,
   'i32.ne': 0x47,
-  'i32.lt_s': 0x48,
   'i32.lt_u': 0x49,
-  'i32.gt_s': 0x4a,
   'i32.le_s': 0x4c,
-  'i32.le_u': 0x4d,
   'i32.ge_s': 0x4e,
   'i64.lt_s': 0x53,
   'i64.gt_s': 0x55,
@@ -57,17 +51,14 @@ const OPCODES: Readonly<Record<string, number>> = {
   'f64.ge': 0x66,
   'i32.add': 0x6a,
   'i32.sub': 0x6b,
-  'i32.mul': 0x6c,
   'i32.and': 0x71,
   'i32.xor': 0x73,
   'i32.shl': 0x74,
-  'i32.shr_s': 0x75,
   'i32.shr_u': 0x76,
   'f64.add': 0xa0,
   'f64.sub': 0xa1,
   'f64.mul': 0xa2,
   'f64.min': 0xa4,
-  'f64.convert_i32_s': 0xb7,
   'f64.convert_i32_u': 0xb8,
   'f64.reinterpret_i64': 0xbf,
 };
@@ -145,7 +136,7 @@ function encodeBody(f: WasmFunction): number[] {
       body.push(op.startsWith('i32') ? 2 : 3, ...unsignedLeb(Number(arg || 0)));
     } else if (op === 'block' || op === 'loop') {
       body.push(0x40);
-    } else if (op === 'br' || op === 'br_if' || op === 'call') {
+    } else if (op === 'br' || op === 'br_if') {
       body.push(...unsignedLeb(Number(arg)));
     }
   }
