@@ -32,7 +32,7 @@ registerPlanner(xlaTemporal);
 export * from './types.js';
 export { recordsFromTrace, makeRecords, conflict, recordId, alignUp, idList, type RecordObject } from './records.js';
 export { readRecordsCsv, sniffRecordsCsv, type RecordsCsvFormat } from './records-csv.js';
-export { offsetsLowerBound, objectsLowerBound, positionalMaxima, lowerBounds, type LowerBounds } from './lower-bounds.js';
+export { offsetsLowerBound, objectsLowerBound, positionalMaxima, positionalMaximaByTree, lowerBounds, type LowerBounds } from './lower-bounds.js';
 export { objectsToOffsets, assignmentTotal, type ObjectLayout } from './layout.js';
 export { checkOffsets, checkObjects, type CheckResult } from './check.js';
 export { listPlanners, strategyNames, selectStrategies, registerPlanner, BEST, type StrategySelection } from './registry.js';

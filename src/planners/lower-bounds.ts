@@ -30,11 +30,97 @@ export function offsetsLowerBound(r: UsageRecords): number {
  * needs at least k+1 objects whenever k+1 records are live together, and its (k+1)-th largest
  * object is at least element k; their sum is the objects lower bound.
  *
- * TFLite builds a sorted profile for every task (O(sum of lifetimes)); this computes the same vector
- * in O(n log n): with c(s) the largest number of records of size >= s live at one time, element k
- * is the largest s with c(s) > k. Records are added in decreasing size to a max-count tree.
+ * TFLite builds a sorted profile for every task (O(sum of lifetimes)). The live set only shrinks
+ * after a time at which some record ends, and what is live then holds every set live since the
+ * last such time: only those times' profiles matter. A trace frees in bursts (a step's end), so
+ * there are few of them, and one sweep along the time axis sorts the sizes live at each. When
+ * those sorts would cost more than `sweepFactor` steps a record, the same vector comes in
+ * O(n log n) from a max-count tree instead (see {@link positionalMaximaByTree}).
  */
-export function positionalMaxima(r: UsageRecords): number[] {
+export function positionalMaxima(r: UsageRecords, sweepFactor = 64): number[] {
+  if (r.count === 0) return [];
+  const axis = timeAxis(r);
+  const T = axis.times.length;
+  // Records by first time index and by last (CSR); the most records live at one time, and what
+  // sorting the live sizes at each time before some end would cost.
+  const byFirst = csrByTime(axis.fi, T);
+  const byLast = csrByTime(axis.li, T);
+  const firstStart = byFirst.start;
+  const lastStart = byLast.start;
+  let live = 0;
+  let width = 0;
+  let sortCost = 0;
+  for (let t = 0; t < T; t++) {
+    live += (firstStart[t + 1] as number) - (firstStart[t] as number);
+    if (live > width) width = live;
+    const ends = (lastStart[t + 1] as number) - (lastStart[t] as number);
+    if (ends > 0) sortCost += live * (32 - Math.clz32(live));
+    live -= ends;
+  }
+  if (sortCost > sweepFactor * r.count) return positionalMaximaByTree(r);
+  // The live sizes in no order (a record's slot is where it came in; the last one fills an ended
+  // record's slot), sorted into a copy at each time before some record ends.
+  const size = r.size;
+  const firstRecs = byFirst.recs;
+  const lastRecs = byLast.recs;
+  const slotOf = new Int32Array(r.count);
+  const slotRec = new Int32Array(width);
+  const liveSize = new Float64Array(width);
+  const pm = new Float64Array(width);
+  let m = 0;
+  let grew = false;
+  for (let t = 0; t < T; t++) {
+    for (let x = firstStart[t] as number, end = firstStart[t + 1] as number; x < end; x++) {
+      const rec = firstRecs[x] as number;
+      slotOf[rec] = m;
+      slotRec[m] = rec;
+      liveSize[m++] = size[rec] as number;
+      grew = true;
+    }
+    const end = lastStart[t + 1] as number;
+    let x = lastStart[t] as number;
+    if (x === end) continue;
+    if (grew) {
+      const profile = liveSize.slice(0, m).sort();
+      for (let j = 0; j < m; j++) {
+        const s = profile[m - 1 - j] as number;
+        if (s > (pm[j] as number)) pm[j] = s;
+      }
+      grew = false;
+    }
+    for (; x < end; x++) {
+      const slot = slotOf[lastRecs[x] as number] as number;
+      const moved = slotRec[--m] as number;
+      slotRec[slot] = moved;
+      liveSize[slot] = liveSize[m] as number;
+      slotOf[moved] = slot;
+    }
+  }
+  return Array.from(pm);
+}
+
+/** Record indices grouped by a time index: those at t are recs[start[t], start[t + 1]). */
+function csrByTime(ti: Int32Array, T: number): { start: Int32Array; recs: Int32Array } {
+  const n = ti.length;
+  const start = new Int32Array(T + 1);
+  for (let i = 0; i < n; i++) start[(ti[i] as number) + 1] = (start[(ti[i] as number) + 1] as number) + 1;
+  for (let t = 0; t < T; t++) start[t + 1] = (start[t + 1] as number) + (start[t] as number);
+  const fill = start.slice(0, T);
+  const recs = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const t = ti[i] as number;
+    recs[fill[t] as number] = i;
+    fill[t] = (fill[t] as number) + 1;
+  }
+  return { start, recs };
+}
+
+/**
+ * {@link positionalMaxima} in O(n log n) whatever the width: with c(s) the largest number of records
+ * of size >= s live at one time, element k is the largest s with c(s) > k. Records are added in
+ * decreasing size to a max-count tree.
+ */
+export function positionalMaximaByTree(r: UsageRecords): number[] {
   if (r.count === 0) return [];
   const axis = timeAxis(r);
   const tree = new MaxAddTree(axis.times.length);

@@ -13,6 +13,7 @@ import {
   objectsLowerBound,
   offsetsLowerBound,
   positionalMaxima,
+  positionalMaximaByTree,
   recordsFromTrace,
   runPlan,
   skipReason,
@@ -164,10 +165,14 @@ describe('the fast implementations equal the direct ports of the real loops', ()
       { numRuns: 300 },
     );
   });
-  it('positional maxima by counting == from every task profile', () => {
+  it('positional maxima by the sweep and by counting == from every task profile', () => {
     fc.assert(
       fc.property(recordsArb(50), (r) => {
-        expect(positionalMaxima(r)).toEqual(referencePositionalMaxima(r));
+        const expected = referencePositionalMaxima(r);
+        expect(positionalMaxima(r)).toEqual(expected);
+        expect(positionalMaximaByTree(r)).toEqual(expected);
+        // Sorting the live sizes allowed no time: the sweep hands over to the tree.
+        expect(positionalMaxima(r, 0)).toEqual(expected);
       }),
       { numRuns: 300 },
     );
