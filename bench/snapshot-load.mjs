@@ -9,10 +9,12 @@
 // `memsim validate` of it (start-up and reading), each with its user CPU time and peak RSS.
 // `npm run bench -- --sections snapshot` runs it; alone, after `npm run build`:
 //   node bench/snapshot-load.mjs [--mb 100] [--repeat 3] [--keep /tmp/big.pickle (written once, then reused)]
+//     [--file real.pickle ... (more real snapshots, e.g. one of scripts/record-large-snapshot.py)]
+// In `npm run bench`, MEMSIM_BENCH_SNAPSHOTS (paths joined by ':') names such files.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { pickle } from '../dist/trace/pytorch/pickle-writer.js';
 import { unpickle } from '../dist/trace/pytorch/pickle.js';
 import { DIRECT_MIN_BYTES, unpickleSnapshot } from '../dist/trace/pytorch/snapshot-unpickler.js';
@@ -200,7 +202,7 @@ function measureCommand(args) {
 }
 
 /** `memsim replay` and `memsim validate` of a snapshot, interleaved, best of `repeat` (peak RSS: the largest). */
-function endToEnd(file, repeat) {
+function endToEnd(file, repeat, label = 'the synthetic snapshot') {
   const mb = statSync(file).size / 1e6;
   const commands = { replay: ['replay', file, '--no-color'], validate: ['validate', file] };
   const best = {};
@@ -215,15 +217,20 @@ function endToEnd(file, repeat) {
   }
   const rate = (ms) => (mb / (ms / 1000)).toFixed(1);
   const show = (k) => `${best[k].ms.toFixed(0)} ms (user CPU ${best[k].cpuMs.toFixed(0)} ms, ${rate(best[k].cpuMs)} MB/s; peak RSS ${best[k].rssMB.toFixed(0)} MB)`;
-  say(`memsim end to end on the synthetic snapshot (best of ${repeat}): replay ${show('replay')}, validate ${show('validate')}`);
-  return { kind: 'snapshot-e2e', mb, replay: best.replay, validate: best.validate };
+  say(`memsim end to end on ${label} (best of ${repeat}): replay ${show('replay')}, validate ${show('validate')}`);
+  return { kind: 'snapshot-e2e', file: label, mb, replay: best.replay, validate: best.validate };
+}
+
+/** More real snapshots to read, from MEMSIM_BENCH_SNAPSHOTS (paths joined by ':'). */
+function envFiles() {
+  return (process.env.MEMSIM_BENCH_SNAPSHOTS ?? '').split(':').filter((f) => f !== '');
 }
 
 /**
  * The snapshot section of `npm run bench`: the real snapshots and a synthetic one of `mb` MB read
  * by both routes, then the end-to-end commands; returns rows for --json.
  */
-export function benchSnapshot({ repeat = 3, mb = 100, keep } = {}) {
+export function benchSnapshot({ repeat = 3, mb = 100, keep, files = envFiles() } = {}) {
   const rows = [];
   say(`\nPyTorch snapshots (readTrace beside the plain route, each read in a fresh process, best of ${repeat}; a ratio over 1: readTrace is faster)`);
   const realDir = resolve(import.meta.dirname, '..', '..', 'shared', 'traces', 'pytorch');
@@ -231,6 +238,14 @@ export function benchSnapshot({ repeat = 3, mb = 100, keep } = {}) {
     for (const f of readdirSync(realDir).sort()) rows.push(sideBySide(join(realDir, f), `real ${f}`, repeat));
   } else {
     say(`(shared real snapshots not found at ${realDir}; skipped)`);
+  }
+  for (const f of files) {
+    if (!existsSync(f)) {
+      say(`(snapshot ${f} not found; skipped)`);
+      continue;
+    }
+    rows.push(sideBySide(f, `real ${basename(f)}`, repeat));
+    rows.push(endToEnd(f, repeat, basename(f)));
   }
   const dir = keep ? undefined : mkdtempSync(join(tmpdir(), 'memsim-bench-'));
   const file = keep ?? join(dir, 'synthetic.pickle');
@@ -262,5 +277,6 @@ if (process.argv[1] === import.meta.filename) {
     readOnce(args[1], args[2]);
     process.exit(0);
   }
-  benchSnapshot({ repeat: Math.max(1, Number(arg('--repeat', '3'))), mb: Number(arg('--mb', '100')), keep: arg('--keep', undefined) });
+  const files = args.flatMap((a, i) => (a === '--file' && args[i + 1] !== undefined ? [args[i + 1]] : []));
+  benchSnapshot({ repeat: Math.max(1, Number(arg('--repeat', '3'))), mb: Number(arg('--mb', '100')), keep: arg('--keep', undefined), files: [...envFiles(), ...files] });
 }

@@ -25,7 +25,11 @@ SCENARIOS = {
     'oom-device': ('', None),
     'streams': ('', None),
     'gpt2': ('', None),
+    'gpt2-cpp': ('', None),
 }
+
+# Scenarios recorded with C++ frames as well as Python ones (PyTorch's default, stacks='all').
+CPP_STACKS = {'gpt2-cpp'}
 
 
 def child(name, out):
@@ -41,7 +45,7 @@ def child(name, out):
     elif fr_target is not None:
         fraction = fr_target / total
         torch.cuda.set_per_process_memory_fraction(fraction, 0)
-    torch.cuda.memory._record_memory_history(enabled='all', context='all', stacks='python', max_entries=1000000)
+    torch.cuda.memory._record_memory_history(enabled='all', context='all', stacks='all' if name in CPP_STACKS else 'python', max_entries=1000000)
     ooms = []
 
     def u8(n):
@@ -183,13 +187,14 @@ def child(name, out):
         with torch.cuda.stream(s1):
             del k['c']
             k['l'] = u8(2 * MiB)
-    elif name == 'gpt2':
+    elif name in ('gpt2', 'gpt2-cpp'):
         from transformers import GPT2Config, GPT2LMHeadModel
         torch.manual_seed(0)
-        model = GPT2LMHeadModel(GPT2Config(n_layer=4, n_embd=512, n_head=8, n_positions=512, vocab_size=8192, bos_token_id=0, eos_token_id=0)).cuda()
+        layers = 4 if name == 'gpt2' else 2
+        model = GPT2LMHeadModel(GPT2Config(n_layer=layers, n_embd=512, n_head=8, n_positions=512, vocab_size=8192, bos_token_id=0, eos_token_id=0)).cuda()
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
         try:  # the loop's tensors live until the next step replaces them
-            for _ in range(3):
+            for _ in range(3 if name == 'gpt2' else 2):
                 ids = torch.randint(0, 8192, (8, 256), device='cuda')
                 with torch.autocast('cuda', dtype=torch.bfloat16):
                     res = model(input_ids=ids, labels=ids)

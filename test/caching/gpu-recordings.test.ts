@@ -30,7 +30,7 @@ function replay(name: string, ...args: string[]) {
 }
 
 // Allocations each program made, counted from scripts/record-snapshots.py.
-// gpt2's 1656 are the alloc entries of its trace.
+// gpt2's 1656 and gpt2-cpp's 625 are the alloc entries of their traces.
 const ALLOCATIONS: Record<string, number> = {
   basics: 25,
   'oom-fraction': 28,
@@ -43,6 +43,7 @@ const ALLOCATIONS: Record<string, number> = {
   'oom-device': 8,
   streams: 11,
   gpt2: 1656,
+  'gpt2-cpp': 625,
 };
 
 // Releases of the cache that leave no trace a replay can tell apart: empty_cache() (a stream sync
@@ -59,6 +60,7 @@ const UNSEEN: Record<string, { retries: number; syncs: number }> = {
   'oom-device': { retries: 0, syncs: 0 },
   streams: { retries: 0, syncs: 0 },
   gpt2: { retries: 0, syncs: 0 },
+  'gpt2-cpp': { retries: 0, syncs: 0 },
 };
 
 const GAUGES = ['allocated_bytes', 'reserved_bytes', 'active_bytes', 'inactive_split_bytes', 'allocation', 'segment', 'active', 'inactive_split'];

@@ -78,8 +78,9 @@ describe('tags from the innermost useful frame', () => {
     expect(usefulFrame(stack)).toBe('/home/u/model.py:57:forward');
   });
 
-  it('falls back to the innermost C++ frame the viewer shows that is not the allocator or ATen', () => {
-    expect(usefulFrame([...cpp, frame('engine.cpp', 0, 'my_extension::launch(int)')])).toBe('engine.cpp:0:my_extension::launch(int)');
+  it('falls back to the innermost C++ frame the viewer shows that is not the allocator or ATen, named without its parameters', () => {
+    expect(usefulFrame([...cpp, frame('engine.cpp', 0, 'my_extension::launch(int)')])).toBe('engine.cpp:0:my_extension::launch');
+    expect(usefulFrame([...cpp, frame('??', 0, 'pthread_condattr_setpshared'), frame('??', 0, '__clone')])).toBeUndefined();
     expect(usefulFrame(cpp)).toBeUndefined();
     expect(usefulFrame([])).toBeUndefined();
     expect(usefulFrame(undefined)).toBeUndefined();

@@ -14,8 +14,20 @@ const VIEWER_OMITTED_FILES = ['core/boxing', '/Register', '/Redispatch', 'python
  */
 const TORCH_PYTHON = /[\\/](?:site|dist)-packages[\\/]torch[\\/]|[\\/]torch[\\/](?:nn|_dynamo|_inductor|_functorch|_higher_order_ops|_prims|_refs|_decomp|_subclasses|autograd|amp|cuda|distributed|fx|jit|optim|utils|_tensor\.py|_ops\.py|functional\.py|overrides\.py|_compile\.py)|[\\/]torchinductor_/;
 
-/** C++ frames of the allocator and of tensor creation inside ATen/c10. */
+/** C++ frames of the allocator and of tensor creation inside ATen/c10 (tested on {@link cppFunctionName}). */
 const ALLOCATOR_CPP = /CUDACachingAllocator|^c10::|^at::|^torch::|^THP|^std::/;
+
+/**
+ * C++ frames of autograd that say whose gradient is being made, where a backward pass (run on
+ * autograd's own threads, with no Python frame) allocates: the generated backward nodes and formulas
+ * (`NllLossBackward0_apply_functional`, `details::mm_mat2_backward`), gradient accumulation, and the
+ * engine's check of a node's gradients (`validate_outputs`, which casts and reduces a gradient to its
+ * input's type and shape). Kept although they are torch's.
+ */
+const AUTOGRAD_CPP = /^torch::autograd::(?:generated::|AccumulateGrad|InputMetadata::|validate_outputs)/;
+
+/** Thread and process start-up frames of the C library: the outermost frames of every thread. */
+const THREAD_START = /^(?:__clone3?|clone3?|start_thread|pthread_\w+|__libc_\w+|_start)$/;
 
 /** One frame of a stack as snapshots hold it. */
 export interface Frame {
@@ -43,11 +55,53 @@ export const USELESS = 0;
 export const PYTHON = 1;
 export const FALLBACK = 2;
 
+/**
+ * A demangled C++ name as a reader names the function: without its return type, parameter list and
+ * qualifiers (`at::Tensor ns::f<T>(int, long) const` is `ns::f<T>`); overloads share the name. A name
+ * with no parameter list (a C symbol, a Python function) is kept as it is.
+ */
+export function cppFunctionName(name: string): string {
+  const close = name.lastIndexOf(')');
+  if (close < 0) return name;
+  let open = -1;
+  for (let i = close, depth = 0; i >= 0; i--) {
+    const c = name.charCodeAt(i);
+    if (c === 0x29) depth++;
+    else if (c === 0x28 && --depth === 0) {
+      open = i;
+      break;
+    }
+  }
+  if (open <= 0) return name;
+  // The qualified name ends at the parameter list and starts after the last space outside template
+  // arguments and parentheses (`(anonymous namespace)`): what comes before is the return type.
+  let start = 0;
+  for (let i = open - 1, angle = 0, paren = 0; i >= 0; i--) {
+    const c = name.charCodeAt(i);
+    if (c === 0x3e) angle++;
+    else if (c === 0x3c) angle--;
+    else if (c === 0x29) paren++;
+    else if (c === 0x28) paren--;
+    else if (c === 0x20 && angle <= 0 && paren === 0) {
+      start = i + 1;
+      break;
+    }
+  }
+  return name.slice(start, open);
+}
+
+/** A frame as `file:line:name` (the viewer's notation), a C++ name as {@link cppFunctionName} gives it. */
+export function frameText(f: Frame): string {
+  return `${f.filename}:${f.line}:${f.filename.endsWith('.py') ? f.name : cppFunctionName(f.name)}`;
+}
+
 /** What one frame is worth as a tag: a user Python frame, a fallback C++ frame, or nothing. */
 export function classify(f: Frame): number {
   if (f.filename.endsWith('.py')) return TORCH_PYTHON.test(f.filename) ? USELESS : PYTHON;
-  if (viewerShows(f) && !ALLOCATOR_CPP.test(f.name) && !f.name.startsWith('_Py') && !f.name.startsWith('Py')) return FALLBACK;
-  return USELESS;
+  const name = cppFunctionName(f.name);
+  if (AUTOGRAD_CPP.test(name)) return FALLBACK;
+  if (!viewerShows(f) || ALLOCATOR_CPP.test(name) || THREAD_START.test(name) || name.startsWith('_Py') || name.startsWith('Py')) return USELESS;
+  return FALLBACK;
 }
 
 /**
@@ -65,7 +119,7 @@ export class FrameTags {
     let c = this.frames.get(v);
     if (!c) {
       const f = asFrame(v);
-      c = f ? { kind: classify(f), text: `${f.filename}:${f.line}:${f.name}` } : { kind: USELESS, text: '' };
+      c = f ? { kind: classify(f), text: frameText(f) } : { kind: USELESS, text: '' };
       this.frames.set(v, c);
     }
     return c;

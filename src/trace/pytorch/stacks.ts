@@ -1,5 +1,5 @@
 import type { TraceStacks } from '../model.js';
-import { asFrame, classify, FALLBACK, PYTHON } from './frames.js';
+import { asFrame, classify, FALLBACK, frameText, PYTHON } from './frames.js';
 import { isDict, type PickleValue } from './pickle-value.js';
 import type { RawFrameLists } from './raw-frames.js';
 import { growU32, HASH_START, RunIndex } from './run-index.js';
@@ -171,7 +171,7 @@ export class StackTable {
     if (c !== undefined) return c;
     const f = asFrame(v);
     const kind = f ? classify(f) : 0;
-    c = f && kind !== 0 ? (this.internFrame(`${f.filename}:${f.line}:${f.name}`, f.filename) << 2) | kind : 0;
+    c = f && kind !== 0 ? (this.internFrame(frameText(f), f.filename) << 2) | kind : 0;
     this.frameDicts.set(v, c);
     return c;
   }
