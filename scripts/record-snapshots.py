@@ -26,10 +26,11 @@ SCENARIOS = {
     'streams': ('', None),
     'gpt2': ('', None),
     'gpt2-cpp': ('', None),
+    'gpt2-cpp-oom': ('', 600 << 20),
 }
 
 # Scenarios recorded with C++ frames as well as Python ones (PyTorch's default, stacks='all').
-CPP_STACKS = {'gpt2-cpp'}
+CPP_STACKS = {'gpt2-cpp', 'gpt2-cpp-oom'}
 
 
 def child(name, out):
@@ -187,7 +188,7 @@ def child(name, out):
         with torch.cuda.stream(s1):
             del k['c']
             k['l'] = u8(2 * MiB)
-    elif name in ('gpt2', 'gpt2-cpp'):
+    elif name in ('gpt2', 'gpt2-cpp', 'gpt2-cpp-oom'):
         from transformers import GPT2Config, GPT2LMHeadModel
         torch.manual_seed(0)
         layers = 4 if name == 'gpt2' else 2

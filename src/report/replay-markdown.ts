@@ -4,6 +4,7 @@ import { explainOom, statCell, stepRows } from './replay-text.js';
 import type { GroupBy, MomentHolders } from '../attribution/index.js';
 import { groupedBy, HOLDER_ALIGN, holderHead, holderRows, peakMoments } from './holders.js';
 import { oomAt } from './oom-where.js';
+import { type RealRunOom, realOomAt, realOomTitle, realOomVerdict, realRunOoms } from './real-ooms.js';
 
 /** Escapes text for a Markdown table cell. */
 export function mdCell(s: string): string {
@@ -31,8 +32,14 @@ export function renderReplayMarkdown(r: ReplayReport): string {
   const s = r.summary;
   const out: string[] = [];
   const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes)}`;
-  if (s.oomCount === 0) {
-    out.push(`**✅ fits** with \`${r.allocator.name}\`: peak reserved ${formatBytes(s.peakReservedBytes)} (${cap}), lower bound ${formatBytes(s.peakLiveBytes)}`);
+  const real = realRunOoms(r);
+  const reproduced = real.findIndex((o) => o.reproduced === true);
+  if (s.oomCount === 0 && reproduced >= 0) {
+    const o = real[reproduced] as RealRunOom;
+    out.push(`**❌ the real run's OOM ${realOomAt(o)}** with \`${r.allocator.name}\`: ${realOomVerdict(o, r.attribution?.realRunOoms?.[reproduced])}`);
+  } else if (s.oomCount === 0) {
+    const unmatched = real.length > 0 ? `; the real run's ${real.length === 1 ? 'OOM is' : `${formatCount(real.length)} OOMs are`} not reproduced` : '';
+    out.push(`**✅ fits** with \`${r.allocator.name}\`: peak reserved ${formatBytes(s.peakReservedBytes)} (${cap}), lower bound ${formatBytes(s.peakLiveBytes)}${unmatched}`);
   } else {
     const o = r.ooms[0];
     out.push(
@@ -71,6 +78,14 @@ export function renderReplayMarkdown(r: ReplayReport): string {
     if (a && held) out.push(`Held at this OOM, ${groupedBy(a)}:`, '', holdersMarkdown(held, a.groupBy), '');
     const native = nativeLines(o.native, 'full');
     if (native.length > 0) out.push('```', ...native, '```');
+    out.push('</details>');
+  });
+  real.slice(0, 5).forEach((o, k) => {
+    const held = a?.realRunOoms?.[k];
+    const title = mdText(realOomTitle(o, held));
+    out.push('', `<details><summary>${title[0]?.toUpperCase()}${title.slice(1)}</summary>`, '');
+    if (a && held) out.push(`Held when the real run failed, ${groupedBy(a)}:`, '', holdersMarkdown(held, a.groupBy), '');
+    if (o.reproduced === true && o.message !== undefined) out.push('```', ...nativeLines(o.message, 'full'), '```');
     out.push('</details>');
   });
   const stats = Object.entries(r.allocator.stats);

@@ -7,13 +7,23 @@ import type { ChalkInstance } from 'chalk';
 import type { GroupBy, MomentHolders } from '../attribution/index.js';
 import { groupedBy, holderColumns, holderRows, peakMoments } from './holders.js';
 import { DEFAULT_WIDTH, tableLines, wrap, wrapHanging } from './layout.js';
+import { type RealRunOom, realOomAt, realOomTitle, realOomVerdict, realRunOoms } from './real-ooms.js';
 
 /** One line that says how the replay ended. */
 export function statusLine(r: ReplayReport, c: ChalkInstance): string {
   const s = r.summary;
   if (s.oomCount === 0) {
+    const real = realRunOoms(r);
+    const k = real.findIndex((o) => o.reproduced === true);
+    if (k >= 0) {
+      // The simulation fails where the real run failed: that is the answer, not "fits".
+      const o = real[k] as RealRunOom;
+      const more = real.length > 1 ? ` (${formatCount(real.length)} OOMs in the real run)` : '';
+      return `${c.red(`✘ the real run's OOM ${realOomAt(o)}`)} ${realOomVerdict(o, r.attribution?.realRunOoms?.[k]).replace(/^reproduced by this simulation/, 'is reproduced')}${more}`;
+    }
     const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes)}`;
-    return `${c.green('✔ fits')}: peak reserved ${formatBytes(s.peakReservedBytes)} (${cap}), lower bound ${formatBytes(s.peakLiveBytes)}`;
+    const unmatched = real.length > 0 ? `; the real run's ${real.length === 1 ? 'OOM is' : `${formatCount(real.length)} OOMs are`} not reproduced (see below)` : '';
+    return `${c.green('✔ fits')}: peak reserved ${formatBytes(s.peakReservedBytes)} (${cap}), lower bound ${formatBytes(s.peakLiveBytes)}${unmatched}`;
   }
   const first = r.ooms[0];
   const where = first ? ` ${oomAt(first)}` : '';
@@ -97,6 +107,26 @@ function oomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' 
   });
   if (r.ooms.length > shown.length) out.push(`… ${formatCount(r.ooms.length - shown.length)} more OOM records in the JSON report`, '');
   if (r.summary.oomCount > r.ooms.length) out.push(`(${formatCount(r.summary.oomCount - r.ooms.length)} further OOMs counted, not recorded in detail)`, '');
+  return out;
+}
+
+/** The real run's OOMs that a simulation of its history met: the verdict, who held the memory, the message. */
+function realOomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' | 'none', width: number): string[] {
+  const real = realRunOoms(r);
+  const shown = mode === 'full' ? real : real.slice(0, 3);
+  const out: string[] = [];
+  shown.forEach((o, k) => {
+    const held = r.attribution?.realRunOoms?.[k];
+    out.push(...wrap(realOomTitle(o, held), width).map((l) => c.bold(l)));
+    if (held && r.attribution) out.push(`  held when the real run failed, ${groupedBy(r.attribution)}`, ...holdersText(held, r.attribution.groupBy, '  ', width));
+    const native = o.reproduced === true && o.message !== undefined ? nativeLines(o.message, mode) : [];
+    if (native.length > 0) {
+      out.push(`  ${r.allocator.name} says:`);
+      for (const l of native) out.push(`    ${l}`);
+    }
+    out.push('');
+  });
+  if (real.length > shown.length) out.push(`… ${formatCount(real.length - shown.length)} more of the real run's OOMs in the JSON report (fidelity.recordedOoms)`, '');
   return out;
 }
 
@@ -196,6 +226,7 @@ export function renderReplayText(r: ReplayReport, options: RenderOptions = {}): 
   const spark = sparklines(r, Math.min(64, width - 21));
   if (spark.length > 0) out.push(...spark, '');
   if (r.ooms.length > 0) out.push(...oomSection(r, c, options.oomDump ?? 'compact', width));
+  out.push(...realOomSection(r, c, options.oomDump ?? 'compact', width));
   if (r.steps.length > 1) out.push(c.bold('per step'), ...stepTable(r, width), '');
   for (const n of r.notes) out.push(`note: ${n}`);
   return out.join('\n').replace(/\n+$/, '') + '\n';

@@ -15,6 +15,11 @@ export interface AttributionSection {
   peakReserved: MomentHolders | null;
   /** At each recorded OOM, in the order of the report's `ooms`. */
   ooms: MomentHolders[];
+  /**
+   * For a simulation of a recorded history: at each of the real run's OOMs (requests that failed on
+   * the device and are no events of the trace), in the order of `fidelity.recordedOoms`.
+   */
+  realRunOoms?: MomentHolders[];
 }
 
 /**
@@ -26,7 +31,10 @@ export function attributeReplay(trace: Trace, outcome: ReplayOutcome, allocatorN
   const o = resolveAttributionOptions(trace, options);
   // A failure of the real run (a recorded history's) came before its event: the live set after the one before.
   const events = [outcome.peakLiveEvent, outcome.peakReservedEvent, ...outcome.ooms.map((x) => (x.recorded ? x.event - 1 : x.event))];
-  const at = holdersAt(trace, events, outcome.droppedAllocations, o);
+  // A simulation of a recorded history: the real run's failures are no OOMs of its own.
+  const real = outcome.ooms.some((x) => x.recorded) ? [] : (trace.recorded?.ooms ?? []).map((x) => x.beforeEvent - 1);
+  const at = holdersAt(trace, [...events, ...real], outcome.droppedAllocations, o);
+  const realAt = at.splice(events.length);
   const [peakLive, peakReserved, ...ooms] = at;
   outcome.ooms.forEach((rec, k) => {
     rec.explanation = explainOom(rec, allocatorName, ooms[k]);
@@ -38,5 +46,6 @@ export function attributeReplay(trace: Trace, outcome: ReplayOutcome, allocatorN
     peakLive: outcome.peakLiveEvent >= 0 ? (peakLive as MomentHolders) : null,
     peakReserved: outcome.peakReservedEvent >= 0 ? (peakReserved as MomentHolders) : null,
     ooms,
+    ...(real.length > 0 ? { realRunOoms: realAt } : {}),
   };
 }

@@ -4,6 +4,7 @@
  * The backward pass runs on autograd's own threads, so its allocations have no Python frame: they are
  * held by the autograd node or formula that made them, never by the C library's thread start.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classify, cppFunctionName, FALLBACK, frameText, USELESS } from '../../src/trace/pytorch/frames.js';
@@ -68,5 +69,43 @@ describe('attribution on a GPU recording with C++ frames', () => {
     expect(byKey.get('Functions.cpp:0:torch::autograd::generated::LogSoftmaxBackward0_apply_functional')).toMatchObject({ bytes: 64 * MiB, count: 1 });
     expect(byKey.get(':0:torch::autograd::generated::details::mm_mat2_backward')).toMatchObject({ bytes: 32 * MiB, count: 1 });
     expect([...byKey.keys()].some((k) => k.includes('(no stack)'))).toBe(false);
+  });
+});
+
+describe("the real run's OOM in a simulation of its snapshot", () => {
+  const OOM = join(FIXTURES, 'pytorch-gpu', 'gpt2-cpp-oom.pickle');
+  const rec = JSON.parse(readFileSync(join(FIXTURES, 'pytorch-gpu', 'gpt2-cpp-oom.json'), 'utf8')) as { total_memory: number; per_process_memory_fraction: number };
+  const underFraction = ['--capacity', String(rec.total_memory), '--option', `per_process_memory_fraction=${rec.per_process_memory_fraction}`];
+
+  it('leads the report when the simulation fails there too, with who held the memory then and PyTorch\'s message', () => {
+    const text = runCli(['replay', OOM, '--no-color', ...underFraction]);
+    expect(text.code).toBe(0);
+    const status = text.stdout.split('\n').find((l) => /^[✘✔]/.test(l));
+    expect(status).toBe("✘ the real run's OOM before event 749 (device_traces[0][1071]) is reproduced: fragmentation");
+    expect(text.stdout).toContain('  held when the real run failed, by frame\n');
+    expect(text.stdout).toContain('    CUDA out of memory. Tried to allocate 64.00 MiB.');
+    const md = runCli(['replay', OOM, '--format', 'markdown', ...underFraction]);
+    expect(md.stdout.split('\n')[0]).toBe("**❌ the real run's OOM before event 749 (device_traces[0][1071])** with `caching`: reproduced by this simulation: fragmentation");
+  });
+
+  it('holds the same allocations as the recorded allocator at its OOM', () => {
+    const sim = JSON.parse(runCli(['replay', OOM, '--format', 'json', ...underFraction]).stdout);
+    const real = JSON.parse(runCli(['replay', OOM, '--format', 'json', '--allocator', 'recorded']).stdout);
+    expect(real.attribution.realRunOoms).toBeUndefined();
+    expect(real.ooms).toHaveLength(1);
+    expect(sim.ooms).toHaveLength(0);
+    expect(sim.attribution.realRunOoms).toEqual(real.attribution.ooms);
+    // 474.40 MiB allocated by PyTorch (the message): the requested bytes live then are below it.
+    const held = sim.attribution.realRunOoms[0];
+    expect(held.event).toBe(748);
+    expect(held.liveBytes).toBeLessThanOrEqual(Math.round(474.4 * MiB));
+    expect(held.top.map((h: { key: string }) => h.key)).toContain(':0:torch::autograd::generated::details::mm_mat2_backward');
+  });
+
+  it('says the simulation fits but the real run failed when the limit is not known', () => {
+    const text = runCli(['replay', OOM, '--no-color']);
+    expect(text.stdout.split('\n').find((l) => /^[✘✔]/.test(l))).toMatch(/^✔ fits: peak reserved 538\.00 MiB \(no capacity limit\), lower bound 505\.28 MiB; the real run's OOM is not reproduced \(see below\)$/);
+    // The section's title is wrapped to the terminal's width.
+    expect(text.stdout.replace(/\s+/g, ' ')).toContain("the real run's OOM before event 749 (device_traces[0][1071]), a request of 64.00 MiB: not reproduced by this simulation (see the notes) held when the real run failed, by frame ");
   });
 });

@@ -30,7 +30,7 @@ function replay(name: string, ...args: string[]) {
 }
 
 // Allocations each program made, counted from scripts/record-snapshots.py.
-// gpt2's 1656 and gpt2-cpp's 625 are the alloc entries of their traces.
+// gpt2's 1656, gpt2-cpp's 625 and gpt2-cpp-oom's 456 are the alloc entries of their traces.
 const ALLOCATIONS: Record<string, number> = {
   basics: 25,
   'oom-fraction': 28,
@@ -44,6 +44,7 @@ const ALLOCATIONS: Record<string, number> = {
   streams: 11,
   gpt2: 1656,
   'gpt2-cpp': 625,
+  'gpt2-cpp-oom': 456,
 };
 
 // Releases of the cache that leave no trace a replay can tell apart: empty_cache() (a stream sync
@@ -61,6 +62,7 @@ const UNSEEN: Record<string, { retries: number; syncs: number }> = {
   streams: { retries: 0, syncs: 0 },
   gpt2: { retries: 0, syncs: 0 },
   'gpt2-cpp': { retries: 0, syncs: 0 },
+  'gpt2-cpp-oom': { retries: 0, syncs: 0 },
 };
 
 const GAUGES = ['allocated_bytes', 'reserved_bytes', 'active_bytes', 'inactive_split_bytes', 'allocation', 'segment', 'active', 'inactive_split'];
@@ -116,7 +118,7 @@ describe('the caching allocator on snapshots recorded on a GPU', () => {
   });
 
   it('without the fraction, says a limit was in force and bounds it around the real one', () => {
-    for (const name of ['oom-fraction', 'tuned', 'train-oom', 'train-oom-expandable']) {
+    for (const name of ['oom-fraction', 'tuned', 'train-oom', 'train-oom-expandable', 'gpt2-cpp-oom']) {
       const r = recording(name);
       const out = runCli(['replay', join(DIR, `${name}.pickle`), '--allocator', 'caching', '--format', 'json']);
       expect(out.code).toBe(0);
