@@ -35,26 +35,27 @@ import { formatBytes, formatCount } from '../util/bytes.js';
  * record of positive size is placed after one of them and their runs need not be split.
  */
 /**
- * Bytes per record a placement run allocates: the placement (offsets, ranges, order, block slots,
+ * Bytes per record a placement run allocates: the placement (offsets, each position's offset and order, block slots,
  * scratch runs), the time axis and the layout, and the order of the records.
  */
-export const PLACEMENT_BYTES_PER_RECORD = 156;
+export const PLACEMENT_BYTES_PER_RECORD = 152;
 
 export class Placement {
   readonly offsets: Float64Array;
   /** Highest end so far (unaligned). */
   totalBytes = 0;
   private readonly layout: TimeClasses;
-  /** Per position: offset and aligned end; the end is -1 until it is placed and indexed. */
-  private readonly rangeStart: Float64Array;
-  private readonly rangeEnd: Float64Array;
-  /** Per position: placement order. */
-  private readonly seq: Int32Array;
+  /**
+   * Per position p, at 2p and 2p + 1: its offset and its placement order, which is -1 until it is
+   * placed and indexed (side by side: a placement writes one cache line).
+   */
+  private readonly placedAt: Float64Array;
   /**
    * The kernel's memory: per position, at SLOT_BYTES * position, the slot of its block (a block's
    * placed records sorted by offset, ties in placement order: offset, aligned end, first and last
-   * time index); then the picked ranges of one block, then two buffers of runs (the runs so far and
-   * the ones the next merge writes), moved to the end of the memory when they grow.
+   * time index); then the runs of one block, then two buffers of runs (the runs so far and the ones
+   * the next merge writes), moved to the end of the memory when they grow; a run of scratch before
+   * each of the three (the merge kernel's).
    */
   private readonly memory: WasmMemory;
   private readonly merge: MergeKernel;
@@ -67,8 +68,10 @@ export class Placement {
   /** Runs each buffer holds. */
   private runCap = 256;
   /**
-   * Per block k, at 8k: how many of its records are placed, then its time bounds (the layout's
-   * blockTimes): what a window asks of a block, in one cache line.
+   * Per block k, at 8k: how many of its records are placed (slots), then the time bounds of those:
+   * the smallest first, largest last, largest first and smallest last time index. What a window
+   * asks of a block, in one cache line: a block none of whose placed records meets the window is
+   * passed over, and a bound that all of them meet is not tested.
    */
   private readonly blockInfo: Int32Array;
   private placed = 0;
@@ -85,10 +88,10 @@ export class Placement {
   ) {
     const n = r.count;
     // Slots (one past the last position, so that a block's end address is in the memory), then the
-    // picks of one block and their sentinel, then the two run buffers.
-    this.pickAt = Math.ceil((SLOT_BYTES * (n + 1)) / RUN_BYTES) * RUN_BYTES;
-    this.accAt = this.pickAt + RUN_BYTES * ((1 << layout.blockBits) + 1);
-    this.tmpAt = this.accAt + RUN_BYTES * this.runCap;
+    // runs of one block and their sentinel, then the two run buffers, each after a run of scratch.
+    this.pickAt = Math.ceil((SLOT_BYTES * (n + 1)) / RUN_BYTES) * RUN_BYTES + RUN_BYTES;
+    this.accAt = this.pickAt + RUN_BYTES * ((1 << layout.blockBits) + 2);
+    this.tmpAt = this.accAt + RUN_BYTES * (this.runCap + 1);
     const bytes = this.tmpAt + RUN_BYTES * this.runCap;
     if (bytes > WASM_MEMORY_MAX_BYTES) {
       const most = Math.floor((WASM_MEMORY_MAX_BYTES - (bytes - SLOT_BYTES * n)) / SLOT_BYTES);
@@ -99,13 +102,16 @@ export class Placement {
     }
     this.offsets = new Float64Array(n);
     this.layout = new TimeClasses(timeAxis(r), layout);
-    this.rangeStart = new Float64Array(n);
-    this.rangeEnd = new Float64Array(n).fill(-1);
-    this.seq = new Int32Array(n);
+    this.placedAt = new Float64Array(2 * n).fill(-1);
     const blocks = (n >> layout.blockBits) + 1;
     this.blockInfo = new Int32Array(8 * blocks);
-    const bt = this.layout.blockTimes;
-    for (let k = 0; k < blocks; k++) for (let x = 0; x < 4; x++) this.blockInfo[8 * k + 1 + x] = bt[4 * k + x] as number;
+    // No record placed: bounds that no window meets.
+    for (let k = 0; k < blocks; k++) {
+      this.blockInfo[8 * k + 1] = 0x7fffffff;
+      this.blockInfo[8 * k + 2] = -1;
+      this.blockInfo[8 * k + 3] = -1;
+      this.blockInfo[8 * k + 4] = 0x7fffffff;
+    }
     this.memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) });
     ({ merge: this.merge, bestGap: this.bestGap } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
@@ -181,8 +187,8 @@ export class Placement {
       if (from >= to) continue;
       for (let blk = Math.max(from >> bb, done + 1), last = (to - 1) >> bb; blk <= last; blk++) {
         const info = 8 * blk;
+        if ((bi[info + 2] as number) < a || (bi[info + 1] as number) > b) continue;
         const count = bi[info] as number;
-        if (count === 0 || (bi[info + 2] as number) < a || (bi[info + 1] as number) > b) continue;
         if (m + count + 2 > this.runCap) {
           this.growRuns(m + count + 2, acc, m);
           acc = this.accAt;
@@ -210,19 +216,21 @@ export class Placement {
   private growRuns(need: number, acc: number, m: number): void {
     let cap = this.runCap;
     while (cap < need) cap *= 2;
-    const at = this.memory.buffer.byteLength;
-    if (at + 2 * RUN_BYTES * cap > WASM_MEMORY_MAX_BYTES) {
+    const held = this.memory.buffer.byteLength;
+    // A run of scratch before each buffer.
+    const at = held + RUN_BYTES;
+    if (at + RUN_BYTES * (2 * cap + 1) > WASM_MEMORY_MAX_BYTES) {
       throw new OutOfAddressSpace(
         `${formatCount(need)} runs of placed records met by one record do not fit in a WebAssembly memory beside the ` +
-          `${formatBytes(at)} it holds (its limit is ${formatBytes(WASM_MEMORY_MAX_BYTES)})`,
+          `${formatBytes(held)} it holds (its limit is ${formatBytes(WASM_MEMORY_MAX_BYTES)})`,
       );
     }
-    this.memory.grow(Math.ceil((2 * RUN_BYTES * cap) / 65536));
+    this.memory.grow(Math.ceil((RUN_BYTES * (2 * cap + 2)) / 65536));
     this.f64 = new Float64Array(this.memory.buffer);
     this.i32 = new Int32Array(this.memory.buffer);
     this.f64.copyWithin(at >> 3, acc >> 3, (acc >> 3) + 2 * m);
     this.accAt = at;
-    this.tmpAt = at + RUN_BYTES * cap;
+    this.tmpAt = at + RUN_BYTES * (cap + 1);
     this.runCap = cap;
   }
 
@@ -239,7 +247,7 @@ export class Placement {
     for (let c = 0; c < L.classCount; c++) {
       const to = L.windowEnd(c, b);
       for (let x = L.windowStart(c, a); x < to; x++) {
-        if ((this.rangeEnd[x] as number) >= 0 && (L.last[x] as number) >= a && (L.first[x] as number) <= b) {
+        if ((this.placedAt[2 * x + 1] as number) >= 0 && (L.last[x] as number) >= a && (L.first[x] as number) <= b) {
           if (k === this.out.length) {
             const bigger = new Int32Array(2 * k);
             bigger.set(this.out);
@@ -250,7 +258,8 @@ export class Placement {
       }
     }
     const list = this.out.subarray(0, k);
-    list.sort((x, y) => (this.rangeStart[x] as number) - (this.rangeStart[y] as number) || (this.seq[x] as number) - (this.seq[y] as number));
+    const at = this.placedAt;
+    list.sort((x, y) => (at[2 * x] as number) - (at[2 * y] as number) || (at[2 * x + 1] as number) - (at[2 * y + 1] as number));
     for (let j = 0; j < k; j++) list[j] = L.recAt[list[j] as number] as number;
     return list;
   }
@@ -270,20 +279,28 @@ export class Placement {
   placeAt(rec: number, p: number, size: number, offset: number): void {
     this.offsets[rec] = offset;
     this.totalBytes = Math.max(this.totalBytes, offset + size);
-    this.seq[p] = this.placed++;
+    this.placedAt[2 * p] = offset;
+    this.placedAt[2 * p + 1] = this.placed++;
     const end = alignUp(offset + size, this.alignmentBytes);
-    this.rangeStart[p] = offset;
-    this.rangeEnd[p] = end;
     // A record that occupies nothing takes no slot: the merges see only ranges of positive length.
     if (end <= offset) return;
     // Into its block's slots, after those at or below its offset (earlier placements first on ties).
     const blk = p >> this.layout.blockBits;
     const o = blk << this.layout.blockBits;
-    let j = o + (this.blockInfo[8 * blk] as number);
-    this.blockInfo[8 * blk] = j - o + 1;
+    const bi = this.blockInfo;
+    const info = 8 * blk;
+    const count = bi[info] as number;
+    const first = this.layout.first[p] as number;
+    const last = this.layout.last[p] as number;
+    bi[info] = count + 1;
+    if (first < (bi[info + 1] as number)) bi[info + 1] = first;
+    if (last > (bi[info + 2] as number)) bi[info + 2] = last;
+    if (first > (bi[info + 3] as number)) bi[info + 3] = first;
+    if (last < (bi[info + 4] as number)) bi[info + 4] = last;
     // Slot j: offset and end at f64 3j and 3j + 1, first and last at i32 6j + 4 and 6j + 5.
     const f = this.f64;
     const t = this.i32;
+    let j = o + count;
     while (j > o && (f[3 * j - 3] as number) > offset) {
       f[3 * j] = f[3 * j - 3] as number;
       f[3 * j + 1] = f[3 * j - 2] as number;
@@ -294,8 +311,8 @@ export class Placement {
     // + 0 turns a -0 into 0: the kernel orders offsets by their bit patterns.
     f[3 * j] = offset + 0;
     f[3 * j + 1] = end;
-    t[6 * j + 4] = this.layout.first[p] as number;
-    t[6 * j + 5] = this.layout.last[p] as number;
+    t[6 * j + 4] = first;
+    t[6 * j + 5] = last;
   }
 
   /** The aligned end of a placed record. */

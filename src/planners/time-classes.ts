@@ -24,9 +24,9 @@ export const DEFAULT_TIME_CLASSES: TimeClassesOptions = { grainBits: 3, blockBit
  * bounded number per class: the few long-lived records (weights, never-freed blocks) are a class of
  * their own instead of stretching every scan.
  *
- * Per-record data is stored by position, so that a scan reads memory in order; each block of
- * 2^blockBits positions keeps its smallest first and largest last time so that blocks that cannot
- * meet a window are passed over whole.
+ * Per-record data is stored by position, so that a scan reads memory in order, in blocks of
+ * 2^blockBits positions (the unit the placement keeps sorted by offset, with its placed records'
+ * time bounds, so that blocks that cannot meet a window are passed over whole).
  */
 export class TimeClasses {
   /** Per position: its record. */
@@ -36,11 +36,6 @@ export class TimeClasses {
   /** Per position: first and last time index. */
   readonly first: Int32Array;
   readonly last: Int32Array;
-  /**
-   * Per block k, at 4k to 4k + 3: the smallest first, largest last, largest first and smallest last
-   * time index of its records (side by side: a window reads them together).
-   */
-  readonly blockTimes: Int32Array;
   /** The classes that have records. */
   readonly classCount: number;
   /**
@@ -106,24 +101,6 @@ export class TimeClasses {
       this.first[p] = fi[i] as number;
       this.last[p] = li[i] as number;
     }
-    const blocks = (n >> blockBits) + 1;
-    const bt = new Int32Array(4 * blocks);
-    for (let k = 0; k < 4 * blocks; k += 4) {
-      bt[k] = 0x7fffffff;
-      bt[k + 1] = -1;
-      bt[k + 2] = -1;
-      bt[k + 3] = 0x7fffffff;
-    }
-    for (let p = 0; p < n; p++) {
-      const k = 4 * (p >> blockBits);
-      const f = this.first[p] as number;
-      const l = this.last[p] as number;
-      bt[k] = Math.min(bt[k] as number, f);
-      bt[k + 1] = Math.max(bt[k + 1] as number, l);
-      bt[k + 2] = Math.max(bt[k + 2] as number, f);
-      bt[k + 3] = Math.min(bt[k + 3] as number, l);
-    }
-    this.blockTimes = bt;
     // Start tables: one walk per class over its positions (first times ascending).
     this.steps = (T >> grainBits) + 2;
     this.startTable = new Int32Array(classCount * this.steps);

@@ -60,6 +60,7 @@ const OPCODES: Readonly<Record<string, number>> = {
   'f64.mul': 0xa2,
   'f64.min': 0xa4,
   'f64.convert_i32_u': 0xb8,
+  'i64.reinterpret_f64': 0xbd,
   'f64.reinterpret_i64': 0xbf,
 };
 

@@ -95,7 +95,7 @@ export interface ReplayOutcome {
  * timeline. Per event it does O(1) work besides the allocator's own, and allocates nothing.
  */
 export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBytes: number, options: ReplayOptions = {}): ReplayOutcome {
-  const run = replayInSteps(trace, allocator, capacityBytes, options);
+  const run = replayInSteps(trace, allocator, capacityBytes, options, false);
   let r = run.next();
   while (!r.done) r = run.next(trace.length);
   return r.value;
@@ -105,9 +105,17 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
  * {@link replayTrace} for a trace still being read (see `trace/pipeline/`): each `next(n)` replays the
  * events up to the trace's length `n` at that moment (its columns are read afresh from `trace` then)
  * and yields how far it got; `next(n)` with `n` equal to what was yielded, once the trace is complete,
- * ends the replay and returns its outcome. The first `next()` starts it.
+ * ends the replay and returns its outcome. The first `next()` starts it. `growing` false: the trace is
+ * complete, and the first `next()` replays it whole and returns the outcome, with no step resumed
+ * after the loop (V8 compiles a function again, for nothing then, when it is resumed once hot).
  */
-export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacityBytes: number, options: ReplayOptions = {}): Generator<number, ReplayOutcome, number> {
+export function* replayInSteps(
+  trace: Trace,
+  allocator: OnlineAllocator,
+  capacityBytes: number,
+  options: ReplayOptions = {},
+  growing = true,
+): Generator<number, ReplayOutcome, number> {
   let n = trace.length;
   let { op, alloc, size, step } = trace;
   let streamCol = trace.stream;
@@ -190,6 +198,7 @@ export function* replayInSteps(trace: Trace, allocator: OnlineAllocator, capacit
   // trace ended) ends the loop.
   for (;;) {
     if (i >= n) {
+      if (!growing) break;
       const more: number = yield i;
       if (more === undefined || more <= i) break;
       n = more;

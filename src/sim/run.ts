@@ -83,8 +83,11 @@ export function warmUpAhead(run: RunOptions, path: string): boolean {
   }
 }
 
-/** `long`: the trace is long enough for the allocator's code to be optimized (see warm-up.ts). */
-function startRun(trace: Trace, run: RunOptions, long: boolean): StartedRun {
+/**
+ * `long`: the trace is long enough for the allocator's code to be optimized (see warm-up.ts);
+ * `growing`: the trace is still being read (a feed's), else it is complete.
+ */
+function startRun(trace: Trace, run: RunOptions, long: boolean, growing: boolean): StartedRun {
   const chosen = run.allocator === undefined ? defaultAllocator(trace) : { name: run.allocator, chosenBy: 'request' as const };
   const { def, options } = allocatorConfiguration(chosen.name, run.options ?? {});
   const resolved = resolveOptions(def, options, trace);
@@ -107,6 +110,7 @@ function startRun(trace: Trace, run: RunOptions, long: boolean): StartedRun {
     comparison
       ? { ...run, onPlacement: comparison.chain(run.onPlacement), onRecordedOom: (k, _e, live) => comparison.recordedOom(k, live, allocator, capacity) }
       : run,
+    growing,
   );
   const streams = !trace.recorded && !comparison && !start && (def.streams?.(resolved.values as never, capacity) ?? false);
   const result = (outcome: ReplayOutcome): RunResult => {
@@ -139,7 +143,7 @@ function startRun(trace: Trace, run: RunOptions, long: boolean): StartedRun {
 
 /** Replays a trace through a registered allocator and builds the `memsim.replay/1` report. */
 export function replay(trace: Trace, run: RunOptions = {}): RunResult {
-  const r = startRun(trace, run, trace.length >= WARM_UP_MIN_EVENTS);
+  const r = startRun(trace, run, trace.length >= WARM_UP_MIN_EVENTS, false);
   let step = r.steps.next();
   while (!step.done) step = r.steps.next(trace.length);
   return r.result(step.value);
@@ -154,7 +158,7 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
 export async function replayFeed(feed: TraceFeed, run: RunOptions = {}, warmedUp = false): Promise<RunResult> {
   const trace = feed.trace;
   // Only large files are read on another thread: warmed up here unless {@link warmUpAhead} did it.
-  const r = startRun(trace, run, !warmedUp);
+  const r = startRun(trace, run, !warmedUp, true);
   if (!r.streams) await feed.finish();
   let step = r.steps.next();
   for (;;) {

@@ -210,6 +210,34 @@ describe('placement', () => {
     expect([at(1), at(2), at(10), at(11)]).toEqual([10, 20, 20, 40]);
   });
 
+  it('keeps every run when one record meets more of them than the run buffers first hold', () => {
+    // 700 records live together, one byte each, every other byte from 0: 700 runs (the buffers
+    // start at 256), over blocks of 4, 128 and 1,024 positions. The last one asks after each
+    // hundred placements, so the buffers grow while the runs so far are kept.
+    const count = 700;
+    const r = makeRecords([...Array.from({ length: count }, () => ({ size: 1, first: 0, last: 9 })), { size: 1, first: 5, last: 5 }]);
+    for (const blockBits of [2, 7, 10]) {
+      const p = new Placement(r, 1, { grainBits: 3, blockBits, shortBits: 8 });
+      const ask = p.positions([count])[0] as number;
+      // Placed from the top down, so that each block's slots are inserted below the ones before.
+      for (let i = 0; i < count; i++) {
+        p.place(i, 2 * (count - 1 - i));
+        if (i % 100 === 99 || i === count - 1) {
+          const m = p.occupiedAt(ask);
+          expect(m).toBe(i + 1);
+          const lo = 2 * (count - 1 - i);
+          expect([p.runStart[0], p.runEnd[0], p.runStart[m - 1], p.runEnd[m - 1]]).toEqual([lo, lo + 1, 2 * (count - 1), 2 * count - 1]);
+          for (let j = 0; j < m; j++) expect((p.runEnd[j] as number) - (p.runStart[j] as number)).toBe(1);
+        }
+      }
+      // Gaps of one byte close under a least gap of two: one run.
+      expect(p.occupiedAt(ask, 2)).toBe(1);
+      expect([p.runStart[0], p.runEnd[0]]).toEqual([0, 2 * count - 1]);
+      expect(p.bestFitAt(ask, 1)).toBe(1);
+      expect(p.bestFitAt(ask, 2)).toBe(2 * count - 1);
+    }
+  });
+
   it('the layout finds, for each class, a run of positions holding every record that meets a window', () => {
     fc.assert(
       fc.property(mixedArb, layoutArb, (r, layout) => {

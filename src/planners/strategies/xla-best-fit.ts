@@ -17,6 +17,7 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
   const p = new Placement(r, alignmentBytes);
   const n = r.count;
   const order = xlaOrder(r, type);
+  const pos = p.positions(order);
   let heapSize = 0;
   for (let k = 0; k < n; k++) {
     clock.tick();
@@ -35,9 +36,10 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
         fitSize = freeSize;
       }
     };
-    // The gaps between the chunks that overlap it in time are those of their union (see Placement).
+    // The gaps between the chunks that overlap it in time are those of their union (see Placement);
+    // gaps narrower than the buffer never take it, so runs closer than its size are one.
     let offset = 0;
-    const m = p.occupied(rec);
+    const m = p.occupiedAt(pos[k] as number, size);
     for (let j = 0; j < m; j++) {
       const chunkOffset = p.runStart[j] as number;
       if (offset < chunkOffset) useFreeChunk(offset, chunkOffset - offset);
@@ -48,7 +50,7 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
       fitOffset = offset;
       heapSize = offset + size;
     }
-    p.place(rec, fitOffset);
+    p.placeAt(rec, pos[k] as number, size, fitOffset);
   }
   return { kind: 'offsets', offsets: p.offsets, totalBytes: p.totalBytes };
 }
@@ -79,7 +81,8 @@ export const xlaSpatial: PlannerDefinition = {
   kind: 'offsets',
   description: 'XLA global decreasing-size best fit, spatial order (size, then live range)',
   source: 'xla GlobalDecreasingSizeBestFitHeap kSpatial (service/heap_simulator)',
-  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
+  // The placement, and each record's position in placement order.
+  memoryBytes: (r) => (PLACEMENT_BYTES_PER_RECORD + 4) * r.count,
   inBest: true,
   plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'spatial', o.limits),
 };
@@ -89,7 +92,8 @@ export const xlaTemporal: PlannerDefinition = {
   kind: 'offsets',
   description: 'XLA global decreasing-size best fit, temporal order (live range, then size)',
   source: 'xla GlobalDecreasingSizeBestFitHeap kTemporal (service/heap_simulator)',
-  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
+  // The placement, and each record's position in placement order.
+  memoryBytes: (r) => (PLACEMENT_BYTES_PER_RECORD + 4) * r.count,
   inBest: true,
   plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'temporal', o.limits),
 };

@@ -26,9 +26,7 @@ export function verifyTrace(t: Trace, idPrefixes: number): void {
   const fail = (section: string, message: string): void => problems.add({ file, entry: `section "${section}"`, message });
   if (next !== allocations) fail(S.alloc, `the events make ${formatCount(next)} allocations, the header says ${formatCount(allocations)}`);
   // Each free event found its own entry in freeev; any other entry must say "never freed".
-  let freed = 0;
-  const freeEvent = t.freeEvent;
-  for (let k = 0; k < allocations; k++) if (freeEvent[k] !== -1) freed++;
+  const freed = countFreed(t.freeEvent, allocations);
   if (freed !== frees) fail(S.freeEvent, `${formatCount(freed)} allocations have a free event, the events free ${formatCount(frees)}`);
   verifyIds(t, idPrefixes, fail);
   verifyStacks(t, fail);
@@ -39,6 +37,13 @@ export function verifyTrace(t: Trace, idPrefixes: number): void {
     if (stated !== v) fail(S.header, `field "summary.${k}": ${stated}, but the events give ${v}`);
   }
   problems.throwIfAny();
+}
+
+/** How many of the first `n` allocations have a free event (a loop of its own: see scanEvents). */
+function countFreed(freeEvent: Int32Array, n: number): number {
+  let freed = 0;
+  for (let k = 0; k < n; k++) if (freeEvent[k] !== -1) freed++;
+  return freed;
 }
 
 function verifyIds(t: Trace, idPrefixes: number, fail: (section: string, message: string) => void): void {
