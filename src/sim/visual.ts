@@ -6,7 +6,7 @@ import type { OnOom, OomRecord } from './replay.js';
 import { type ReplaySummary, type TraceInfo, traceInfo } from './report.js';
 import { replay, type RunOptions, type RunResult } from './run.js';
 import type { StartMode } from './start.js';
-import type { GroupBy } from '../attribution/index.js';
+import type { GroupBy, MomentHolders } from '../attribution/index.js';
 import { TimelineSampler } from './timeline.js';
 import { compactState, type CompactState, NameTable } from './visual-state.js';
 import { holdersOfStates, type VisualAttribution, type VisualHolders } from './visual-holders.js';
@@ -59,6 +59,38 @@ export interface VisualRun {
   states: VisualState[];
   /** How the states' holders are grouped (null when not computed). */
   attribution: VisualAttribution | null;
+  /** For a simulation of a recorded history: the real run's OOMs, whether it fails there too, and who held the memory. */
+  realRunOoms?: VisualRealOom[];
+}
+
+/** One of the real run's OOMs (a request that failed on the device, no event of the trace) as a simulation met it. */
+export interface VisualRealOom {
+  beforeEvent: number;
+  entry: string | null;
+  sizeBytes: number;
+  /** What the real allocator could hold then (null when not recorded). */
+  limitBytes: number | null;
+  /** The simulation fails there too (null: it cannot tell). */
+  reproduced: boolean | null;
+  /** The simulated allocator's message where it fails there too. */
+  message?: string;
+  /** Who held the memory when the real run failed (null without attribution). */
+  holders: MomentHolders | null;
+}
+
+/** The real run's OOMs of a report that simulates a recorded history (its `fidelity.recordedOoms`). */
+function realRunOomsOf(report: RunResult['report']): VisualRealOom[] {
+  if (report.ooms.some((o) => o.recorded)) return [];
+  const found = (report['fidelity'] as { recordedOoms?: Omit<VisualRealOom, 'holders'>[] } | undefined)?.recordedOoms ?? [];
+  return found.map((o, k) => ({
+    beforeEvent: o.beforeEvent,
+    entry: o.entry,
+    sizeBytes: o.sizeBytes,
+    limitBytes: o.limitBytes,
+    reproduced: o.reproduced,
+    ...(o.message !== undefined ? { message: o.message } : {}),
+    holders: report.attribution?.realRunOoms?.[k] ?? null,
+  }));
 }
 
 /** How much the page carries. */
@@ -228,6 +260,8 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions): { result:
     states,
     attribution,
   };
+  const real = realRunOomsOf(report);
+  if (real.length > 0) visual.realRunOoms = real;
   return { result, visual };
 }
 

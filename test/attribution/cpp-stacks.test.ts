@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classify, cppFunctionName, FALLBACK, frameText, USELESS } from '../../src/trace/pytorch/frames.js';
 import { readTrace } from '../../src/trace/read.js';
-import { FIXTURES, runCli } from '../helpers.js';
+import { FIXTURES, runCli, tempDir } from '../helpers.js';
 
 const FILE = join(FIXTURES, 'pytorch-gpu', 'gpt2-cpp.pickle');
 const MiB = 1024 * 1024;
@@ -86,6 +86,11 @@ describe("the real run's OOM in a simulation of its snapshot", () => {
     expect(text.stdout).toContain('    CUDA out of memory. Tried to allocate 64.00 MiB.');
     const md = runCli(['replay', OOM, '--format', 'markdown', ...underFraction]);
     expect(md.stdout.split('\n')[0]).toBe("**❌ the real run's OOM before event 749 (device_traces[0][1071])** with `caching`: reproduced by this simulation: fragmentation");
+    const page = join(tempDir(), 'oom.html');
+    expect(runCli(['replay', OOM, '--format', 'html', '--output', page, ...underFraction]).code).toBe(0);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain(`<p class="status bad">✘ <code>caching</code>: the real run's OOM before event 749 (device_traces[0][1071]) is reproduced: fragmentation</p>`);
+    expect(html).toContain(`<summary>The real run's OOM before event 749 (device_traces[0][1071]), a request of 64.00 MiB: reproduced by this simulation: fragmentation</summary>\n<p>Held when the real run failed, by frame:</p>`);
   });
 
   it('holds the same allocations as the recorded allocator at its OOM', () => {

@@ -5,6 +5,8 @@ import { formatBytes, formatCount, formatPercent } from '../format.js';
 import { explainOom, statCell } from '../replay-text.js';
 import { esc } from './escape.js';
 import { oomWhat, oomWhere } from '../oom-where.js';
+import { HOLDER_ALIGN, holderHead, holderRows } from '../holders.js';
+import { realOomAt, realOomTitle, realOomVerdict } from '../real-ooms.js';
 
 /** OOMs drawn in full (explanation and native text) per allocator; the rest are listed in a table. */
 const OOMS_IN_FULL = 16;
@@ -31,6 +33,10 @@ export function headerHtml(d: VisualReport<CompareReport>): string {
     `${cap}; on OOM: ${d.onOom}; lower bound (peak live) ${formatBytes(t.peakLiveBytes)}.`;
   const lines = d.runs.map((r) => {
     const s = r.summary;
+    const real = r.realRunOoms?.find((o) => o.reproduced === true);
+    if (s.oomCount === 0 && real) {
+      return `<p class="status bad">✘ <code>${esc(r.name)}</code>: the real run's OOM ${esc(realOomAt(real))} is ${esc(realOomVerdict(real, real.holders ?? undefined).replace(/^reproduced by this simulation/, 'reproduced'))}</p>`;
+    }
     if (s.oomCount === 0) {
       return `<p class="status good">✔ <code>${esc(r.name)}</code> fits: peak reserved ${formatBytes(s.peakReservedBytes)} (${formatSignedPercent(s.overheadVsLowerBound)} over the lower bound)</p>`;
     }
@@ -115,10 +121,28 @@ function oomDetails(run: VisualRun, runIndex: number, k: number): string {
   ].join('\n');
 }
 
+/** The real run's OOMs a simulation met: the verdict, who held the memory then, the simulation's message. */
+function realOomsHtml(run: VisualRun): string[] {
+  return (run.realRunOoms ?? []).slice(0, OOMS_IN_FULL).map((o, k) => {
+    const held = o.holders;
+    const group = run.attribution ? `, by ${run.attribution.groupBy}` : '';
+    const title = realOomTitle(o, held ?? undefined);
+    return [
+      `<details class="oom"${k === 0 ? ' open' : ''}>`,
+      `<summary>${esc(`${title[0]?.toUpperCase()}${title.slice(1)}`)}</summary>`,
+      held ? `<p>Held when the real run failed${esc(group)}:</p>\n${htmlTable(holderHead(run.attribution?.groupBy ?? 'tag'), holderRows(held, (x) => x), HOLDER_ALIGN)}` : '',
+      o.reproduced === true && o.message !== undefined ? `<p class="muted">${esc(run.name)} says:</p>\n<pre class="native">${esc(o.message)}</pre>` : '',
+      '</details>',
+    ].join('\n');
+  });
+}
+
 /** Each allocator's OOMs: the first ones in full with the native text, the others in a table. */
 export function oomsHtml(d: VisualReport<CompareReport>): string {
   const out: string[] = [];
   d.runs.forEach((run, r) => {
+    const real = realOomsHtml(run);
+    if (real.length > 0) out.push(`<h3><code>${esc(run.name)}</code>: the real run's OOM${run.realRunOoms!.length === 1 ? '' : 's'}</h3>`, ...real);
     if (run.summary.oomCount === 0) return;
     out.push(`<h3><code>${esc(run.name)}</code>: ${formatCount(run.summary.oomCount)} OOM${run.summary.oomCount === 1 ? '' : 's'}</h3>`);
     const full = Math.min(run.ooms.length, OOMS_IN_FULL);
