@@ -1,114 +1,127 @@
 import { addressSlot } from '../../util/address-hash.js';
 
 /**
- * A map from addresses (integers from 0 to 2^53) to non-negative integers, in typed arrays: open
+ * A map from addresses (integers from 0 to 2^53) to non-negative integers, in one typed array: open
  * addressing with linear probing and backward-shift deletion, so that the importer's per-event
- * lookups (which allocation lives at an address, how many were made there) allocate nothing.
+ * lookups (which allocation lives at an address, how many were made there) allocate nothing. A
+ * slot's key and value lie side by side (`cells[2i]`, `cells[2i + 1]`): a lookup in a table larger
+ * than the caches misses once, not once for the key and again for the value.
  */
 export class AddressMap {
-  /** Key per slot; -1 marks an empty slot. */
-  private keys: Float64Array;
-  private values: Int32Array;
+  /** Key and value per slot; a key of -1 marks an empty slot. */
+  private cells: Float64Array;
   private count = 0;
 
   /** `expected`: about how many keys it will hold. */
   constructor(expected = 512) {
     let n = 1024;
     while (n < expected * 2) n *= 2;
-    this.keys = new Float64Array(n).fill(-1);
-    this.values = new Int32Array(n);
+    this.cells = emptyCells(n);
   }
 
   get size(): number {
     return this.count;
   }
 
-
   /** The value at `addr`, or -1. */
   get(addr: number): number {
-    const keys = this.keys;
-    const mask = keys.length - 1;
+    const cells = this.cells;
+    const mask = (cells.length >> 1) - 1;
     for (let i = addressSlot(addr, mask); ; i = (i + 1) & mask) {
-      const k = keys[i] as number;
-      if (k === addr) return this.values[i] as number;
+      const k = cells[2 * i] as number;
+      if (k === addr) return cells[2 * i + 1] as number;
       if (k === -1) return -1;
     }
   }
 
   set(addr: number, value: number): void {
-    const keys = this.keys;
-    const mask = keys.length - 1;
-    for (let i = addressSlot(addr, mask); ; i = (i + 1) & mask) {
-      const k = keys[i] as number;
-      if (k === addr) {
-        this.values[i] = value;
-        return;
-      }
-      if (k === -1) {
-        keys[i] = addr;
-        this.values[i] = value;
-        if (++this.count * 2 > keys.length) this.resize(keys.length * 2);
-        return;
-      }
-    }
+    this.exchange(addr, value);
   }
 
   /** The value at `addr` (0 when there is none), which then becomes one more: one probe for both. */
   increment(addr: number): number {
-    const keys = this.keys;
-    const mask = keys.length - 1;
+    const cells = this.cells;
+    const mask = (cells.length >> 1) - 1;
     for (let i = addressSlot(addr, mask); ; i = (i + 1) & mask) {
-      const k = keys[i] as number;
+      const k = cells[2 * i] as number;
       if (k === addr) {
-        const v = this.values[i] as number;
-        this.values[i] = v + 1;
+        const v = cells[2 * i + 1] as number;
+        cells[2 * i + 1] = v + 1;
         return v;
       }
       if (k === -1) {
-        keys[i] = addr;
-        this.values[i] = 1;
-        if (++this.count * 2 > keys.length) this.resize(keys.length * 2);
+        this.insertAt(i, addr, 1);
         return 0;
       }
     }
   }
 
+  /** The value at `addr` (-1 when there is none), which then becomes `value`: one probe for both. */
+  exchange(addr: number, value: number): number {
+    const cells = this.cells;
+    const mask = (cells.length >> 1) - 1;
+    for (let i = addressSlot(addr, mask); ; i = (i + 1) & mask) {
+      const k = cells[2 * i] as number;
+      if (k === addr) {
+        const v = cells[2 * i + 1] as number;
+        cells[2 * i + 1] = value;
+        return v;
+      }
+      if (k === -1) {
+        this.insertAt(i, addr, value);
+        return -1;
+      }
+    }
+  }
+
+  /** Stores a new key in empty slot `i`, growing the table when it is half full. */
+  private insertAt(i: number, addr: number, value: number): void {
+    const cells = this.cells;
+    cells[2 * i] = addr;
+    cells[2 * i + 1] = value;
+    if (++this.count * 2 > cells.length >> 1) this.resize((cells.length >> 1) * 2);
+  }
+
   delete(addr: number): void {
-    const keys = this.keys;
-    const values = this.values;
-    const mask = keys.length - 1;
+    const cells = this.cells;
+    const mask = (cells.length >> 1) - 1;
     let i = addressSlot(addr, mask);
     for (; ; i = (i + 1) & mask) {
-      const k = keys[i] as number;
+      const k = cells[2 * i] as number;
       if (k === addr) break;
       if (k === -1) return;
     }
     // Shift back the entries after the hole that probed past it.
     let hole = i;
-    for (let j = (i + 1) & mask; keys[j] !== -1; j = (j + 1) & mask) {
-      const home = addressSlot(keys[j] as number, mask);
+    for (let j = (i + 1) & mask; cells[2 * j] !== -1; j = (j + 1) & mask) {
+      const home = addressSlot(cells[2 * j] as number, mask);
       if (((j - home) & mask) >= ((j - hole) & mask)) {
-        keys[hole] = keys[j] as number;
-        values[hole] = values[j] as number;
+        cells[2 * hole] = cells[2 * j] as number;
+        cells[2 * hole + 1] = cells[2 * j + 1] as number;
         hole = j;
       }
     }
-    keys[hole] = -1;
+    cells[2 * hole] = -1;
     this.count--;
   }
 
   /** Every key (in no particular order). */
   forEachKey(fn: (addr: number) => void): void {
-    const keys = this.keys;
-    for (let i = 0; i < keys.length; i++) if (keys[i] !== -1) fn(keys[i] as number);
+    const cells = this.cells;
+    for (let i = 0; i < cells.length; i += 2) if (cells[i] !== -1) fn(cells[i] as number);
   }
 
   private resize(n: number): void {
-    const keys = this.keys;
-    const values = this.values;
-    this.keys = new Float64Array(n).fill(-1);
-    this.values = new Int32Array(n);
+    const old = this.cells;
+    this.cells = emptyCells(n);
     this.count = 0;
-    for (let i = 0; i < keys.length; i++) if (keys[i] !== -1) this.set(keys[i] as number, values[i] as number);
+    for (let i = 0; i < old.length; i += 2) if (old[i] !== -1) this.exchange(old[i] as number, old[i + 1] as number);
   }
+}
+
+/** `n` empty slots. */
+function emptyCells(n: number): Float64Array {
+  const cells = new Float64Array(2 * n);
+  for (let i = 0; i < cells.length; i += 2) cells[i] = -1;
+  return cells;
 }

@@ -22,6 +22,8 @@ export abstract class EntryReader extends Unpickler {
   private readonly undoIndex: number[] = [];
   private readonly undoValue: (PickleValue | undefined)[] = [];
   private undoCount = 0;
+  /** A frames list object that nothing holds any more (see {@link storeList}), or null. */
+  private spareList: FramesList | null = null;
 
   /** A memo reference run as an opcode: a stored frames list comes back as an object (see RawFrameLists.store). */
   protected override memoGet(i: number): PickleValue {
@@ -192,7 +194,9 @@ export abstract class EntryReader extends Unpickler {
         case 0x5d: {
           // EMPTY_LIST: the entry's frames (a list as another key's value is left to the opcodes).
           if (code !== KEY_FRAMES || list !== null) return this.undo(list);
-          list = new FramesList();
+          list = this.spareList ?? new FramesList();
+          this.spareList = null;
+          list.reset();
           const stores = this.undoCount;
           p = this.memoAfter(p, list as unknown as PickleValue);
           if (p < 0) return this.undo(list);
@@ -219,7 +223,7 @@ export abstract class EntryReader extends Unpickler {
             if (after < 0) return this.undo(list);
             p = after;
           }
-          rows.set(k, 'frames', list as unknown as PickleValue, raw);
+          rows.setFramesRaw(k, raw.seal(list));
           this.storeList(stores, list);
           continue;
         }
@@ -276,6 +280,8 @@ export abstract class EntryReader extends Unpickler {
 
   /** Sets a field to a value that is not a plain number. */
   private setValue(rows: TraceRows, k: number, code: number, key: string, v: PickleValue): void {
+    // A field the rows do not keep: nothing to check either (the value is not a decoded container).
+    if (code === KEY_OTHER) return;
     if (code === KEY_ACTION && typeof v === 'string') rows.setAction(k, actionCode(v), v);
     else rows.set(k, key, v, this.raw);
   }
@@ -329,10 +335,16 @@ export abstract class EntryReader extends Unpickler {
    * that held nothing before) hold it as RawFrameLists.store does.
    */
   private storeList(from: number, list: FramesList): void {
+    let held = false;
     for (let j = from; j < this.undoCount; j++) {
       const i = this.undoIndex[j] as number;
-      if (this.undoValue[j] === undefined && this.memo[i] === (list as unknown)) this.raw.store(i, list);
+      if (this.memo[i] !== (list as unknown)) continue;
+      if (this.undoValue[j] === undefined) this.raw.store(i, list);
+      else held = true;
     }
+    // Nothing holds the object now (the memo holds the list by its index, the rows by its number):
+    // the next entry's frames use it again, instead of one object per entry for the collector.
+    if (!held) this.spareList = list;
   }
 
   /** Takes back the memo entries set and the frames list begun by an entry read in part; returns -1. */

@@ -35,6 +35,16 @@ export class FramesList extends Decoded {
   skipFrom = -1;
   skipTo = 0;
   stamp = 0;
+
+  /** Back to a new, empty list (for an object that nothing holds any more). */
+  reset(): void {
+    this.raw = -1;
+    this.length = 0;
+    this.hash = HASH_START;
+    this.skipFrom = -1;
+    this.skipTo = 0;
+    this.stamp = 0;
+  }
 }
 
 /**
@@ -268,10 +278,6 @@ export class RawFrameLists {
    * that made it, holds {@link STORED_LIST} from now on; the list object is let go.
    */
   store(i: number, list: FramesList): void {
-    const grow = <T extends Int32Array | Uint32Array>(a: T, b: T): T => {
-      b.set(a);
-      return b;
-    };
     if (i >= this.storedRaw.length) this.storedRaw = grow(this.storedRaw, new Int32Array(Math.max(i + 1, this.storedRaw.length * 2, 1024)));
     if (list.raw >= 0) {
       this.storedRaw[i] = list.raw;
@@ -330,4 +336,10 @@ export class RawFrameLists {
     list.raw = this.runs.addHashed(list.length, list.hash);
     return list.raw;
   }
+}
+
+/** `b` holding `a` at its start (a grown copy of `a`). */
+function grow<T extends Int32Array | Uint32Array>(a: T, b: T): T {
+  b.set(a);
+  return b;
 }

@@ -78,37 +78,38 @@ function segmentEvents(t: DeviceTrace): Int32Array {
   return Int32Array.from(found).sort();
 }
 
+/** States of an address in {@link initialAllocations}. */
+const TOUCHED = 0;
+const LIVE = 1;
+
 /**
  * Which allocations were live when the window opened: frees whose alloc is not in the window, and
  * active blocks of the final segments that the window never touched.
  */
 function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): InitialAllocation[] {
-  // Address -> 1 while an allocation of the window lives there; addresses the window touched.
-  const live = new AddressMap();
-  // About one address per allocation: room for them at once.
-  const touched = new AddressMap(Math.ceil(t.length / 2));
+  // Address -> LIVE while an allocation of the window lives there, TOUCHED once the window freed
+  // one there (absent: never touched). About one address per allocation: room for them at once.
+  const seen = new AddressMap(Math.ceil(t.length / 2));
   const out: InitialAllocation[] = [];
   for (let k = 0; k < t.length; k++) {
     const a = t.action[k];
-    if (a !== A_ALLOC && a !== A_FREE_COMPLETED) continue;
-    const addr = t.addr[k] as number;
     if (a === A_ALLOC) {
-      live.set(addr, 1);
-    } else if (live.get(addr) >= 0) {
-      // Touched already, by its alloc.
-      live.delete(addr);
-      continue;
-    } else if (touched.get(addr) < 0) {
+      seen.set(t.addr[k] as number, LIVE);
+    } else if (a === A_FREE_COMPLETED) {
+      const addr = t.addr[k] as number;
+      // Freed after its alloc in the window, or a second free: either way, touched.
+      const was = seen.exchange(addr, TOUCHED);
       // A free_completed's size is the block's requested size (free_block records requested_size).
-      out.push({ address: addr, requestedBytes: t.size[k] as number, blockBytes: 0, stream: t.stream[k] as number, frames: undefined, liveAtEnd: false });
+      if (was < 0) out.push({ address: addr, requestedBytes: t.size[k] as number, blockBytes: 0, stream: t.stream[k] as number, frames: undefined, liveAtEnd: false });
     }
-    touched.set(addr, 1);
   }
   let unexplained = 0;
   for (const s of finals) {
     for (const b of s.blocks) {
-      if (b.state === 'free' || live.get(b.address) >= 0) continue;
-      if (touched.get(b.address) >= 0) {
+      if (b.state === 'free') continue;
+      const was = seen.get(b.address);
+      if (was === LIVE) continue;
+      if (was === TOUCHED) {
         unexplained++;
         continue;
       }
