@@ -1,4 +1,4 @@
-import type { Trace } from '../trace/model.js';
+import type { RecordedOom, Trace } from '../trace/model.js';
 import type { OptionSpec, OptionValues } from './options.js';
 
 /** `allocate` result: the request could not be served within the device capacity. */
@@ -133,6 +133,19 @@ export interface OnlineAllocator {
   recordedFailureEvents?(): readonly number[];
   /** Recorded failure `k` (in the order of {@link OnlineAllocator.recordedFailureEvents}), in the state right before it. */
   recordedFailure?(k: number): RecordedFailure;
+  /**
+   * For a simulation of a recorded history: how many of the real run's OOMs (requests that failed on
+   * the device, no events of the trace) met so far this allocator fails at too, judged from its own
+   * state as the real allocator would (its cache released first). A what-if that fails where the
+   * real run failed does not fit, whatever the trace's own events do.
+   */
+  realOomsReproduced?(): number;
+  /**
+   * Whether this allocator fails at the real run's OOM `o` of the recorded history it replays, from
+   * its own state (undefined when it does not judge them itself: the engine then compares the
+   * request with its largest free block and what the real allocator could hold).
+   */
+  realOomVerdict?(o: RecordedOom): boolean | null | undefined;
   /** Plain-language remarks for the report (e.g. "the pools were never built"). */
   notes?(): string[];
   /**

@@ -55,6 +55,7 @@ export function verdictText(r: TuneReport): string {
   const cur = rec.current;
   const curText = cur.minCapacityBytes === null ? 'the current setting fits at no capacity tried' : `the current setting needs ${needsText(r, cur.minCapacityBytes)}`;
   const pct = cur.peakReservedBytes > 0 ? ` (${signedPercent(-rec.savingBytes / cur.peakReservedBytes)})` : '';
+  if (rec.savingBytes === 0) return `${rec.name} ${head} where ${curText}; the same peak reserved`;
   return `${rec.name} ${head} where ${curText}; peak reserved ${signedBytes(-rec.savingBytes)}${pct}`;
 }
 
@@ -71,9 +72,10 @@ export function rowLabel(row: TuneRow): string {
   return row.current ? `${row.name} (current)` : row.reference ? `${row.name} (reference)` : row.name;
 }
 
-/** The OOM cell: `-`, `fragmentation`, `capacity`. */
+/** The OOM cell: `-`, `fragmentation`, `capacity`, or `the real run's` (it fails where the real run failed). */
 export function oomText(row: TuneRow): string {
-  return row.oomCount === 0 ? '-' : (row.oomKind ?? 'OOM');
+  if (row.oomCount === 0) return (row.realOomsReproduced ?? 0) > 0 ? "the real run's" : '-';
+  return row.oomKind ?? 'OOM';
 }
 
 /** Column heads of the rows, and their cells (label last: it is the one that may be long). */

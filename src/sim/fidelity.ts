@@ -10,7 +10,7 @@
  * with a comparison of their own (a `fidelity` report section) keep theirs.
  */
 import { eventSource } from '../trace/location.js';
-import type { Trace } from '../trace/model.js';
+import type { RecordedOom, Trace } from '../trace/model.js';
 import { formatHex } from '../util/bytes.js';
 import { ratio } from './report.js';
 
@@ -88,6 +88,8 @@ export interface RecordedOomEstimate {
 interface AllocatorView {
   readonly reservedBytes: number;
   largestFreeBlockBytes(): number;
+  /** Its own verdict on a recorded OOM (see OnlineAllocator.realOomVerdict). */
+  realOomVerdict?(o: RecordedOom): boolean | null | undefined;
 }
 
 /** What people call each kind of recorded allocator. */
@@ -214,6 +216,7 @@ export class PlacementComparison {
     const limit = free === undefined ? null : Math.min(capacityBytes, reserved + free);
     const largest = allocator.largestFreeBlockBytes();
     const served = largest >= o.sizeBytes;
+    const own = allocator.realOomVerdict?.(o);
     this.oomEstimates.push({
       beforeEvent: o.beforeEvent,
       entry: o.source ?? null,
@@ -223,7 +226,7 @@ export class PlacementComparison {
       liveBytes,
       simulatedReservedBytes: allocator.reservedBytes,
       simulatedLargestFreeBlockBytes: largest,
-      reproduced: served ? false : limit === null ? null : allocator.reservedBytes + o.sizeBytes > limit,
+      reproduced: own !== undefined ? own : served ? false : limit === null ? null : allocator.reservedBytes + o.sizeBytes > limit,
     });
   }
 

@@ -37,6 +37,8 @@ export function probeAllocator(trace: Trace, allocator: OnlineAllocator): Conten
     if (reserved > peak) peak = reserved;
   }
   if (fits) allocator.finish?.(trace.length - 1);
+  // Failing where the real run failed (a request that is no event of the trace) is not fitting.
+  if (fits && (allocator.realOomsReproduced?.() ?? 0) > 0) fits = false;
   return { fits, peakReservedBytes: peak };
 }
 
@@ -65,6 +67,7 @@ export function allocatorContender(def: AllocatorDefinition, given: Record<strin
         notes: [...resolved.notes, ...(said ? [said] : []), ...(allocator.notes?.() ?? [])],
         start,
         attribution,
+        realOomsReproduced: allocator.realOomsReproduced?.() ?? 0,
       };
     },
     probe(t, capacityBytes) {

@@ -28,6 +28,11 @@ export interface ContenderRun {
   /** Who held the memory at the peaks and the first OOM (rows that replay event by event). */
   attribution?: AttributionSection | null;
   /**
+   * On a recorded history: the real run's OOMs (requests that failed on the device, no events of
+   * the trace) at which this row fails too; a row that does is no fit.
+   */
+  realOomsReproduced?: number;
+  /**
    * Set when the contender declined the trace once it saw it (e.g. a planner strategy for which the
    * problem is too large): the row moves to the report's `skipped` list with this reason.
    */
@@ -138,5 +143,10 @@ export function createContender(name: string, given: Record<string, unknown>, tr
 export function probeContender(c: Contender, trace: Trace, capacityBytes: number): ContenderProbe {
   if (c.probe) return c.probe(trace, capacityBytes);
   const r = c.run(trace, capacityBytes, 'stop');
-  return { fits: r.completed && r.summary.oomCount === 0, peakReservedBytes: r.summary.peakReservedBytes };
+  return { fits: runFits(r), peakReservedBytes: r.summary.peakReservedBytes };
+}
+
+/** A row fits: it ran to the end without an OOM, and did not fail where the real run failed. */
+export function runFits(r: ContenderRun): boolean {
+  return r.completed && r.summary.oomCount === 0 && (r.realOomsReproduced ?? 0) === 0;
 }

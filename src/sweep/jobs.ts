@@ -1,6 +1,6 @@
 import type { Trace } from '../trace/model.js';
 import { searchMinCapacity, type CapacitySearchMode, type CapacitySearchResult } from './capacity-search.js';
-import { type Contender, type ContenderRun, type ContenderSettings, probeContender } from './contender.js';
+import { type Contender, type ContenderRun, type ContenderSettings, probeContender, runFits } from './contender.js';
 import type { OnOom } from '../sim/replay.js';
 import type { StartMode } from '../sim/start.js';
 import type { AttributionOptions } from '../attribution/index.js';
@@ -51,7 +51,7 @@ export function runJob(trace: Trace, job: CompareJob, build: (ref: ContenderRef)
   // replays at unlimited capacity itself (one more replay, counted).
   let hint: number | null = null;
   let extraReplays = 0;
-  if (job.capacityBytes === Infinity && run.summary.oomCount === 0) {
+  if (job.capacityBytes === Infinity && runFits(run)) {
     hint = run.summary.peakReservedBytes;
   } else {
     const unlimited = probeContender(c, trace, Infinity);

@@ -37,6 +37,11 @@ export interface TuneRow {
   oomCount: number;
   /** The first OOM's kind: capacity (no setting can help) or fragmentation (a setting could). */
   oomKind: OomRecord['kind'] | null;
+  /**
+   * On a recorded history: the real run's OOMs (requests that failed on the device, no events of the
+   * trace) at which this configuration fails too at the capacity (present when there are any).
+   */
+  realOomsReproduced?: number;
   deviceAllocCalls: number;
   deviceFreeCalls: number;
   /** The setting as the user types it (null for reference rows). */

@@ -9,6 +9,7 @@ import { VERSION } from '../version.js';
 import { traceInfo } from '../sim/report.js';
 import type { StartMode } from '../sim/start.js';
 import { createContender } from './contenders.js';
+import { runFits } from './contender.js';
 import type { CompareJobResult, ContenderRef } from './jobs.js';
 import { type JobRunner, openRunner, type RunnerOptions } from './pool.js';
 import { searchSpace } from './search.js';
@@ -91,11 +92,12 @@ function rowOf(space: AllocatorSpace, point: Point, r: CompareJobResult): TuneRo
     options,
     current: isCurrent,
     reference: space.isReference,
-    fits: r.run.completed && summary.oomCount === 0,
+    fits: runFits(r.run),
     minCapacityBytes: r.search?.minCapacityBytes ?? null,
     peakReservedBytes: summary.peakReservedBytes,
     oomCount: summary.oomCount,
     oomKind: firstOom?.kind ?? null,
+    ...((r.run.realOomsReproduced ?? 0) > 0 ? { realOomsReproduced: r.run.realOomsReproduced } : {}),
     deviceAllocCalls: summary.deviceAllocCalls,
     deviceFreeCalls: summary.deviceFreeCalls,
     setting: def.whatIf ? def.whatIf.setting(effective) : null,

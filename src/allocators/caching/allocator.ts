@@ -5,11 +5,12 @@
  */
 import { SimDevice } from '../device.js';
 import { type AllocationFailure, type AllocatorState, FAILED, NO_BLOCK, type OnlineAllocator } from '../types.js';
-import type { RecordedHistory, Trace } from '../../trace/model.js';
+import type { RecordedHistory, RecordedOom, Trace } from '../../trace/model.js';
 import { type InferredTotal, inferDeviceTotal } from './address-space.js';
 import { F_ALLOCATED } from './blocks.js';
 import { type CachingSettings, formatConf, formatRoundup } from './config.js';
 import { oomMessage, type OomFigures } from './oom.js';
+import { RealOomProbe } from './real-oom-probe.js';
 import { RecordedReplay } from './recorded.js';
 import { SegmentStore } from './segments.js';
 import { allocationSize, kMinBlockSize, kSmallSize, roundSize } from './sizes.js';
@@ -39,7 +40,14 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   /** The device total the recorded reservations imply, when it is below the capacity (or the default). */
   readonly inferredTotal: InferredTotal | null = null;
 
-  constructor(settings: CachingSettings, capacityBytes: number, trace?: Trace) {
+  /** The real run's OOMs, for an allocator that starts fresh on a recorded history. */
+  private readonly realOoms: RealOomProbe | null = null;
+
+  /**
+   * `trace`: a recorded history to start from and compare with; `history`: one to start fresh on,
+   * of which only the real run's OOMs are checked.
+   */
+  constructor(settings: CachingSettings, capacityBytes: number, trace?: Trace, history?: Trace) {
     const rec = trace?.recorded?.allocator === 'pytorch-caching' ? trace : undefined;
     // A recorded history brings real addresses: widen the address space so that each can be taken.
     super(settings, rec ? new SimDevice(capacityBytes, 2 ** 21, 2 ** 52) : new SimDevice(capacityBytes));
@@ -55,6 +63,10 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     }
     this.recorded = rec ? new RecordedReplay(rec, this) : null;
     this.placement = this.recorded;
+    const h = history?.recorded;
+    if (!rec && h?.allocator === 'pytorch-caching' && (h.ooms?.length ?? 0) > 0) {
+      this.realOoms = new RealOomProbe(h, this, typeof h.extra?.['device'] === 'number' ? (h.extra['device'] as number) : 0);
+    }
   }
 
   get allocatedBytes(): number {
@@ -82,6 +94,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     if (sizeBytes === 0) return NO_BLOCK;
     const streamIndex = this.streamIndex(stream);
     const rec = this.recorded;
+    if (this.realOoms !== null) this.realOoms.beforeEvent(event);
     if (rec !== null) {
       rec.beforeEvent(event);
       if (event < rec.initialEvents) {
@@ -246,6 +259,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
 
   free(handle: number, _step: number, event: number): void {
     if (this.recorded !== null) this.recorded.beforeEvent(event);
+    else if (this.realOoms !== null) this.realOoms.beforeEvent(event);
     const isSmall = this.isSmall(handle);
     const bytes = this.size[handle] as number;
     this.flags[handle] = (this.flags[handle] as number) & ~F_ALLOCATED;
@@ -378,6 +392,15 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   /** Segments the recorded allocator released after the last event are released too. */
   finish(lastEvent: number): void {
     this.recorded?.beforeEvent(lastEvent + 1);
+    this.realOoms?.beforeEvent(lastEvent + 1);
+  }
+
+  realOomVerdict(o: RecordedOom): boolean | null | undefined {
+    return this.realOoms?.verdict(o);
+  }
+
+  realOomsReproduced(): number {
+    return this.recorded?.reproduced() ?? this.realOoms?.reproduced() ?? 0;
   }
 
   notes(): string[] {

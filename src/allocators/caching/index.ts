@@ -28,6 +28,6 @@ export const caching = defineAllocator({
     const base = { ...defaultOptionValues(), ...(defaultsFromTrace(ctx.trace)?.values ?? {}) };
     // A fresh start knows nothing of the recorded layout or placements (the trace's settings still
     // set the option defaults above).
-    return new CachingAllocator(settingsFromOptions(options, base), ctx.capacityBytes, ctx.start === 'fresh' ? undefined : ctx.trace);
+    return new CachingAllocator(settingsFromOptions(options, base), ctx.capacityBytes, ctx.start === 'fresh' ? undefined : ctx.trace, ctx.trace);
   },
 });

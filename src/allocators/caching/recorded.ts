@@ -108,6 +108,11 @@ export class RecordedReplay implements SegmentPlacement {
     this.initial = new InitialState(alloc, rec.initialSegments);
   }
 
+  /** The real run's OOMs checked so far that the simulation fails at too. */
+  reproduced(): number {
+    return this.oomChecks.filter((c) => c.reproduced === true).length;
+  }
+
   /**
    * An allocation live when the window opened, placed where it was recorded with its recorded
    * block size; -1 when it cannot be.

@@ -1,0 +1,75 @@
+/**
+ * Which card or setting gets past an OOM, asked of a snapshot whose real run failed, and checked
+ * against the GPU. `gpt2-cpp-oom` ran under a 600 MiB memory fraction and failed on a 64 MiB request
+ * after 456 allocations (the request is no event of the trace). A configuration fits only if it gets
+ * past that request too. test/fixtures/pytorch-gpu/past-oom holds the same program run again on the
+ * GPU: under fractions allowing the capacity `tune` names and one byte less, and with the setting it
+ * recommends (gzip'd snapshots and their NAME.json).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { OP_ALLOC } from '../../src/trace/model.js';
+import { readTrace } from '../../src/trace/read.js';
+import { FIXTURES, runCli, tempDir } from '../helpers.js';
+
+const DIR = join(FIXTURES, 'pytorch-gpu');
+const FILE = join(DIR, 'gpt2-cpp-oom.pickle');
+const MiB = 1024 * 1024;
+/** What the real allocator reserved when the request failed (538 MiB) plus the request. */
+const NEEDED = 564_133_888 + 64 * MiB;
+
+/** Allocations the program made before its first OOM, read from a snapshot. */
+function allocationsBeforeFirstOom(file: string): { allocations: number; sizeBytes: number } {
+  const t = readTrace(file);
+  const o = t.recorded!.ooms![0]!;
+  let allocations = 0;
+  for (let i = t.initialEvents; i < o.beforeEvent; i++) if (t.op[i] === OP_ALLOC) allocations++;
+  return { allocations, sizeBytes: o.sizeBytes };
+}
+
+/** A gzip'd snapshot of past-oom/, unpacked to a temporary file. */
+function unpacked(name: string): string {
+  const out = join(tempDir(), `${name}.pickle`);
+  writeFileSync(out, gunzipSync(readFileSync(join(DIR, 'past-oom', `${name}.pickle.gz`))));
+  return out;
+}
+
+describe('the real run\'s OOM in what-ifs, against the GPU', () => {
+  it('tune: the current setting needs what the real run reserved plus the request; expandable segments get past it in 600 MiB', () => {
+    const out = runCli(['tune', FILE, '--capacity', String(600 * MiB), '--format', 'json']);
+    expect(out.code).toBe(0);
+    const j = JSON.parse(out.stdout);
+    const current = j.rows.find((r: { current: boolean }) => r.current);
+    expect(current).toMatchObject({ fits: false, oomCount: 0, realOomsReproduced: 1, minCapacityBytes: NEEDED });
+    expect(j.recommendation).toMatchObject({ name: 'caching[expandable_segments=true]', setting: 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True', fits: true });
+    const text = runCli(['tune', FILE, '--capacity', String(600 * MiB), '--no-color', '--top', '100']).stdout;
+    expect(text).toMatch(/ no +602 MiB +538\.00 MiB +the real run's +caching \(current\)/);
+  });
+
+  it('the GPU: one byte below that capacity fails at the same request, at it the program gets past it, and so it does with expandable segments', () => {
+    const original = allocationsBeforeFirstOom(FILE);
+    expect(original).toEqual({ allocations: 456, sizeBytes: 64 * MiB });
+    const below = JSON.parse(readFileSync(join(DIR, 'past-oom', `gpt2-cpp-oom@${NEEDED - 1}.json`), 'utf8'));
+    const at = JSON.parse(readFileSync(join(DIR, 'past-oom', `gpt2-cpp-oom@${NEEDED}.json`), 'utf8'));
+    expect([below.allowed_bytes, at.allowed_bytes]).toEqual([NEEDED - 1, NEEDED]);
+    expect(allocationsBeforeFirstOom(unpacked(`gpt2-cpp-oom@${NEEDED - 1}`)).allocations).toBe(456);
+    // Past the request: the program goes on and fails later, on a request the recording never reached.
+    expect(allocationsBeforeFirstOom(unpacked(`gpt2-cpp-oom@${NEEDED}`)).allocations).toBeGreaterThan(456);
+    const expandable = JSON.parse(readFileSync(join(DIR, 'past-oom', 'gpt2-cpp-oom+expandable_segments-True.json'), 'utf8'));
+    expect(expandable.conf).toBe('expandable_segments:True');
+    expect(Math.floor(expandable.per_process_memory_fraction * expandable.total_memory)).toBeLessThanOrEqual(600 * MiB);
+    expect(allocationsBeforeFirstOom(unpacked('gpt2-cpp-oom+expandable_segments-True')).allocations).toBeGreaterThan(456);
+  });
+
+  it('replay: the same verdicts, at the capacity and one byte below, and with expandable segments', () => {
+    const verdict = (...args: string[]) => {
+      const j = JSON.parse(runCli(['replay', FILE, '--format', 'json', ...args]).stdout);
+      return j.fidelity.recordedOoms[0].reproduced as boolean;
+    };
+    expect(verdict('--capacity', String(NEEDED))).toBe(false);
+    expect(verdict('--capacity', String(NEEDED - 1))).toBe(true);
+    expect(verdict('--capacity', String(600 * MiB), '--option', 'expandable_segments=true')).toBe(false);
+  });
+});
