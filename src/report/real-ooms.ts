@@ -1,5 +1,6 @@
 import type { MomentHolders } from '../attribution/index.js';
 import type { ReplayReport } from '../sim/report.js';
+import type { RealRunOom } from '../sim/visual.js';
 import { formatBytes } from '../util/bytes.js';
 import { formatCount } from './format.js';
 
@@ -8,17 +9,7 @@ import { formatCount } from './format.js';
  * `fidelity.recordedOoms`): the requests that failed on the GPU, which are no events of the trace.
  * An allocator that replays the history itself reports them as its own OOMs instead.
  */
-export interface RealRunOom {
-  beforeEvent: number;
-  entry: string | null;
-  sizeBytes: number;
-  /** What the real allocator could hold then (null when the free device memory is not recorded). */
-  limitBytes: number | null;
-  /** The simulation fails there too (null: it cannot tell). */
-  reproduced: boolean | null;
-  /** The simulated allocator's message where it fails there too (PyTorch's text). */
-  message?: string;
-}
+export type { RealRunOom };
 
 /** The real run's OOMs of a replay that simulates a recorded history (none otherwise). */
 export function realRunOoms(r: ReplayReport): RealRunOom[] {

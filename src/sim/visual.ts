@@ -64,7 +64,7 @@ export interface VisualRun {
 }
 
 /** One of the real run's OOMs (a request that failed on the device, no event of the trace) as a simulation met it. */
-export interface VisualRealOom {
+export interface RealRunOom {
   beforeEvent: number;
   entry: string | null;
   sizeBytes: number;
@@ -74,14 +74,17 @@ export interface VisualRealOom {
   reproduced: boolean | null;
   /** The simulated allocator's message where it fails there too. */
   message?: string;
-  /** Who held the memory when the real run failed (null without attribution). */
+}
+
+/** A real run's OOM with who held the memory when it failed (null without attribution). */
+export interface VisualRealOom extends RealRunOom {
   holders: MomentHolders | null;
 }
 
 /** The real run's OOMs of a report that simulates a recorded history (its `fidelity.recordedOoms`). */
 function realRunOomsOf(report: RunResult['report']): VisualRealOom[] {
   if (report.ooms.some((o) => o.recorded)) return [];
-  const found = (report['fidelity'] as { recordedOoms?: Omit<VisualRealOom, 'holders'>[] } | undefined)?.recordedOoms ?? [];
+  const found = (report['fidelity'] as { recordedOoms?: RealRunOom[] } | undefined)?.recordedOoms ?? [];
   return found.map((o, k) => ({
     beforeEvent: o.beforeEvent,
     entry: o.entry,
