@@ -1,22 +1,13 @@
 import type { MomentHolders } from '../attribution/index.js';
-import type { ReplayReport } from '../sim/report.js';
-import type { RealRunOom } from '../sim/visual.js';
+import { type RealRunOom, realRunOoms } from '../sim/report.js';
 import { formatBytes } from '../util/bytes.js';
 import { formatCount } from './format.js';
 
 /**
  * The real run's OOMs as a simulation of a recorded history saw them (the report's
  * `fidelity.recordedOoms`): the requests that failed on the GPU, which are no events of the trace.
- * An allocator that replays the history itself reports them as its own OOMs instead.
  */
-export type { RealRunOom };
-
-/** The real run's OOMs of a replay that simulates a recorded history (none otherwise). */
-export function realRunOoms(r: ReplayReport): RealRunOom[] {
-  if (r.ooms.some((o) => o.recorded)) return [];
-  const f = r['fidelity'] as { recordedOoms?: RealRunOom[] } | undefined;
-  return f?.recordedOoms ?? [];
-}
+export { type RealRunOom, realRunOoms };
 
 /** `before event N (device_traces[0][k])`. */
 export function realOomAt(o: RealRunOom): string {

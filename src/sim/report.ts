@@ -160,3 +160,25 @@ export function buildReplayReport(
     notes,
   };
 }
+
+/** One of the real run's OOMs (a request that failed on the device, no event of the trace) as a simulation met it. */
+export interface RealRunOom {
+  beforeEvent: number;
+  entry: string | null;
+  sizeBytes: number;
+  /** What the real allocator could hold then (null when not recorded). */
+  limitBytes: number | null;
+  /** The simulation fails there too (null: it cannot tell). */
+  reproduced: boolean | null;
+  /** The simulated allocator's message where it fails there too. */
+  message?: string;
+}
+
+/**
+ * The real run's OOMs of a report that simulates a recorded history (its `fidelity.recordedOoms`);
+ * none when the allocator replays the history itself (they are its own OOMs then).
+ */
+export function realRunOoms(report: ReplayReport): RealRunOom[] {
+  if (report.ooms.some((o) => o.recorded)) return [];
+  return (report['fidelity'] as { recordedOoms?: RealRunOom[] } | undefined)?.recordedOoms ?? [];
+}

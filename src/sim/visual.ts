@@ -3,7 +3,7 @@ import { parseConfiguration } from '../util/configuration.js';
 import { OP_ALLOC, type Trace } from '../trace/model.js';
 import { VERSION } from '../version.js';
 import type { OnOom, OomRecord } from './replay.js';
-import { type ReplaySummary, type TraceInfo, traceInfo } from './report.js';
+import { type RealRunOom, realRunOoms, type ReplaySummary, type TraceInfo, traceInfo } from './report.js';
 import { replay, type RunOptions, type RunResult } from './run.js';
 import type { StartMode } from './start.js';
 import type { GroupBy, MomentHolders } from '../attribution/index.js';
@@ -63,29 +63,14 @@ export interface VisualRun {
   realRunOoms?: VisualRealOom[];
 }
 
-/** One of the real run's OOMs (a request that failed on the device, no event of the trace) as a simulation met it. */
-export interface RealRunOom {
-  beforeEvent: number;
-  entry: string | null;
-  sizeBytes: number;
-  /** What the real allocator could hold then (null when not recorded). */
-  limitBytes: number | null;
-  /** The simulation fails there too (null: it cannot tell). */
-  reproduced: boolean | null;
-  /** The simulated allocator's message where it fails there too. */
-  message?: string;
-}
-
 /** A real run's OOM with who held the memory when it failed (null without attribution). */
 export interface VisualRealOom extends RealRunOom {
   holders: MomentHolders | null;
 }
 
-/** The real run's OOMs of a report that simulates a recorded history (its `fidelity.recordedOoms`). */
+/** {@link realRunOoms} with who held the memory at each. */
 function realRunOomsOf(report: RunResult['report']): VisualRealOom[] {
-  if (report.ooms.some((o) => o.recorded)) return [];
-  const found = (report['fidelity'] as { recordedOoms?: RealRunOom[] } | undefined)?.recordedOoms ?? [];
-  return found.map((o, k) => ({
+  return realRunOoms(report).map((o, k) => ({
     beforeEvent: o.beforeEvent,
     entry: o.entry,
     sizeBytes: o.sizeBytes,

@@ -63,10 +63,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     }
     this.recorded = rec ? new RecordedReplay(rec, this) : null;
     this.placement = this.recorded;
-    const h = history?.recorded;
-    if (!rec && h?.allocator === 'pytorch-caching' && (h.ooms?.length ?? 0) > 0) {
-      this.realOoms = new RealOomProbe(h, this, typeof h.extra?.['device'] === 'number' ? (h.extra['device'] as number) : 0);
-    }
+    if (!rec) this.realOoms = RealOomProbe.of(history, this);
   }
 
   get allocatedBytes(): number {

@@ -1,4 +1,4 @@
-import type { RecordedHistory, RecordedOom, RecordedSegmentEvent } from '../../trace/model.js';
+import type { RecordedHistory, RecordedOom, RecordedSegmentEvent, Trace } from '../../trace/model.js';
 import type { CachingAllocator } from './allocator.js';
 import { checkRecordedOom, type RecordedOomCheck } from './recorded-oom.js';
 
@@ -16,6 +16,13 @@ export class RealOomProbe {
   private oomsCursor = 0;
   private recordedReserved: number;
   private readonly checks: RecordedOomCheck[] = [];
+
+  /** The probe of a trace's recorded PyTorch history, or null when it has no OOM to check. */
+  static of(trace: Trace | undefined, alloc: CachingAllocator): RealOomProbe | null {
+    const h = trace?.recorded;
+    if (h?.allocator !== 'pytorch-caching' || (h.ooms?.length ?? 0) === 0) return null;
+    return new RealOomProbe(h, alloc, typeof h.extra?.['device'] === 'number' ? (h.extra['device'] as number) : 0);
+  }
 
   constructor(
     rec: RecordedHistory,
