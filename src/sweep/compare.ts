@@ -18,7 +18,7 @@ import { settingsOf } from './jobs.js';
 
 /** One row of a comparison. */
 export interface CompareEntry {
-  /** 1 = best: no OOM first, then lowest peak reserved, then name. */
+  /** 1 = best: rows that fit first (see {@link entryFails}), then lowest peak reserved, then name. */
   rank: number;
   name: string;
   kind: ContenderKind;
@@ -39,6 +39,17 @@ export interface CompareEntry {
   start: StartChoice | null;
   /** Who held the memory at the row's peaks and first OOM; null for plans. */
   attribution: AttributionSection | null;
+  /**
+   * On a recorded history whose run failed: how many of the real run's OOMs (requests that failed
+   * on the device, no events of the trace) this row fails at too; absent when none. A row that does
+   * is no fit, though it counts no OOM of its own.
+   */
+  realOomsReproduced?: number;
+}
+
+/** A row fails: it ran out of memory, or failed where the real run failed. */
+export function entryFails(e: Pick<CompareEntry, 'summary' | 'realOomsReproduced'>): boolean {
+  return e.summary.oomCount > 0 || (e.realOomsReproduced ?? 0) > 0;
 }
 
 /** `memsim.compare/1`: the JSON report of `compare`, a stable contract for CI. */
@@ -129,11 +140,11 @@ function selectRows(trace: Trace, o: CompareOptions): { names: string[]; skipped
   return { names, skipped };
 }
 
-/** Ranks rows: those without OOM first, then by peak reserved, then by name (never by timing). */
+/** Ranks rows: those that fit first, then by peak reserved, then by name (never by timing). */
 function rankEntries(entries: Omit<CompareEntry, 'rank'>[]): CompareEntry[] {
   const sorted = [...entries].sort((a, b) => {
-    const oa = a.summary.oomCount > 0 ? 1 : 0;
-    const ob = b.summary.oomCount > 0 ? 1 : 0;
+    const oa = entryFails(a) ? 1 : 0;
+    const ob = entryFails(b) ? 1 : 0;
     if (oa !== ob) return oa - ob;
     if (a.summary.peakReservedBytes !== b.summary.peakReservedBytes) return a.summary.peakReservedBytes - b.summary.peakReservedBytes;
     return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -201,6 +212,7 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
     notes: run.notes,
     start: run.start ?? null,
     attribution: run.attribution ?? null,
+    ...((run.realOomsReproduced ?? 0) > 0 ? { realOomsReproduced: run.realOomsReproduced } : {}),
   }));
   const peakLive = trace.summary.peakLiveBytes;
   const report: CompareReport = {
