@@ -6,7 +6,7 @@ import type { BaselineComparison } from './compare-baseline.js';
 import type { GateResult } from './compare-gates.js';
 import type { CapacitySearchMode, CapacitySearchResult } from './capacity-search.js';
 import type { CompareJobResult, ContenderRef } from './jobs.js';
-import { openRunner } from './pool.js';
+import { openRunner, type WorkerPool } from './pool.js';
 import { type Contender, type ContenderKind, createContender, listContenders } from './contenders.js';
 import { OFFLINE_BOUND_NOTE } from './contender-planner.js';
 import type { OnOom, OomRecord } from '../sim/replay.js';
@@ -102,6 +102,8 @@ export interface CompareOptions {
   workerUrl?: URL | null;
   /** Modules each worker imports first (to register extra allocators). */
   workerModules?: readonly string[];
+  /** Workers started before the trace was read (see startWorkersEarly in pool.ts). */
+  early?: WorkerPool;
   /** Rows done out of the total, after each one. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -179,14 +181,16 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
   const { runner, reason } = openRunner(trace, o, rows.length, build, (o.contenders ?? []).length > 0 ? 'contenders built by the caller run in this thread' : undefined);
   let done = 0;
   const search = o.minCapacity ? { stepBytes: step, mode } : null;
-  let results: CompareJobResult[];
+  const results: CompareJobResult[] = new Array(rows.length);
   try {
-    results = await Promise.all(
-      rows.map(async (c) => {
+    // The costliest rows start first, so that the threads finish together; each result keeps its row.
+    const order = rows.map((_, k) => k).sort((a, b) => (rows[b]?.relativeCost ?? 1) - (rows[a]?.relativeCost ?? 1) || a - b);
+    await Promise.all(
+      order.map(async (k) => {
+        const c = rows[k] as Contender;
         const contender = { name: c.name, given: adHoc.has(c.name) ? {} : given(c.name), ...settings };
-        const r = await runner.submit({ contender, capacityBytes: capacity, onOom, search });
+        results[k] = await runner.submit({ contender, capacityBytes: capacity, onOom, search });
         o.onProgress?.(++done, rows.length);
-        return r;
       }),
     );
   } finally {
