@@ -1,8 +1,9 @@
-import { FAILED, NO_BLOCK, type AllocatorState, type OnlineAllocator, type RecordedFailure } from '../allocators/types.js';
-import type { OomFigures } from '../attribution/index.js';
-import { eventSource } from '../trace/location.js';
+import { FAILED, NO_BLOCK, type AllocatorState, type OnlineAllocator } from '../allocators/types.js';
+import { type OomRecord, oomRecord, recordedOomRecord } from './oom-record.js';
 import { OP_ALLOC, type Trace } from '../trace/model.js';
 import { TimelineSampler } from './timeline.js';
+
+export type { OomRecord };
 
 /** What to do when a request cannot be served. */
 export type OnOom = 'stop' | 'continue';
@@ -28,19 +29,6 @@ export interface ReplayOptions {
    * live bytes then, when the allocator does not replay the history itself (for fidelity).
    */
   onRecordedOom?: (k: number, event: number, liveBytes: number) => void;
-}
-
-/** One failed request: the figures its explanation reads, and where it is and what the allocator said. */
-export interface OomRecord extends OomFigures {
-  line: number | null;
-  /** Where the request is in a file without lines (a snapshot), e.g. `device_traces[0][4]` (then `line` is null). */
-  entry?: string;
-  step: number;
-  native: string;
-  /** The allocator's short form of `native`, when it gives one (see AllocationFailure). */
-  nativeSummary?: string;
-  /** The failure in words, with the largest holders of the live bytes (added with the attribution). */
-  explanation?: string;
 }
 
 /** Peaks within one step. */
@@ -340,64 +328,4 @@ function keepStep(st: StepRecord, events: number, live: number, allocated: numbe
   if (live > st.peakLiveBytes) st.peakLiveBytes = live;
   if (allocated > st.peakAllocatedBytes) st.peakAllocatedBytes = allocated;
   if (reserved > st.peakReservedBytes) st.peakReservedBytes = reserved;
-}
-
-function oomRecord(trace: Trace, allocator: OnlineAllocator, i: number, live: number, limit: number, capacityBytes: number): OomRecord {
-  const failure = allocator.lastFailure();
-  const sizeBytes = trace.size[i] as number;
-  const reserved = allocator.reservedBytes;
-  const tagIndex = trace.tag ? (trace.tag[i] as number) : 0;
-  const finite = Number.isFinite(capacityBytes);
-  return {
-    event: i,
-    ...locate(trace, i),
-    step: trace.step[i] as number,
-    id: trace.ids.get(trace.alloc[i] as number),
-    tag: tagIndex > 0 ? (trace.tags[tagIndex] as string) : null,
-    sizeBytes,
-    roundedBytes: failure.roundedBytes,
-    liveBytes: live,
-    allocatedBytes: allocator.allocatedBytes,
-    reservedBytes: reserved,
-    capacityBytes: finite ? capacityBytes : null,
-    deviceFreeBytes: finite ? capacityBytes - reserved : null,
-    largestFreeBlockBytes: allocator.largestFreeBlockBytes(),
-    freeBlocks: allocator.freeBlockCount(),
-    kind: live + sizeBytes > limit ? 'capacity' : 'fragmentation',
-    native: failure.native,
-    ...(failure.nativeSummary !== undefined ? { nativeSummary: failure.nativeSummary } : {}),
-  };
-}
-
-/** The record of a failure of the real run (a recorded history's), before event `at`. */
-function recordedOomRecord(trace: Trace, allocator: OnlineAllocator, k: number, at: number, live: number, capacityBytes: number): OomRecord {
-  const f = (allocator.recordedFailure as (k: number) => RecordedFailure)(k);
-  const stepAt = Math.min(at, trace.length - 1);
-  return {
-    event: at,
-    line: null,
-    ...(f.entry !== null ? { entry: f.entry } : {}),
-    recorded: true,
-    step: stepAt >= 0 ? (trace.step[stepAt] as number) : 0,
-    id: '',
-    tag: null,
-    sizeBytes: f.sizeBytes,
-    roundedBytes: f.roundedBytes,
-    liveBytes: live,
-    allocatedBytes: f.allocatedBytes,
-    reservedBytes: f.reservedBytes,
-    capacityBytes: Number.isFinite(capacityBytes) ? capacityBytes : null,
-    deviceFreeBytes: f.deviceFreeBytes,
-    largestFreeBlockBytes: f.largestFreeBlockBytes,
-    freeBlocks: f.freeBlocks,
-    kind: live + f.sizeBytes > f.limitBytes ? 'capacity' : 'fragmentation',
-    native: f.native,
-    ...(f.nativeSummary !== undefined ? { nativeSummary: f.nativeSummary } : {}),
-  };
-}
-
-/** `line`, and `entry` for files without lines. */
-function locate(trace: Trace, i: number): { line: number | null; entry?: string } {
-  const src = eventSource(trace, i);
-  return src.entry !== null ? { line: null, entry: src.entry } : { line: src.line };
 }
