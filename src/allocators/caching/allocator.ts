@@ -8,14 +8,14 @@ import { type AllocationFailure, type AllocatorState, FAILED, NO_BLOCK, type Onl
 import type { RecordedHistory, RecordedOom, Trace } from '../../trace/model.js';
 import { type InferredTotal, inferDeviceTotal } from './address-space.js';
 import { F_ALLOCATED } from './blocks.js';
-import { type CachingSettings, formatConf, formatRoundup } from './config.js';
+import { type CachingSettings, snapshotSettings } from './config.js';
 import { oomMessage, type OomFigures } from './oom.js';
 import { RealOomProbe } from './real-oom-probe.js';
 import { RecordedReplay } from './recorded.js';
 import { SegmentStore } from './segments.js';
 import { allocationSize, kMinBlockSize, kSmallSize, roundSize } from './sizes.js';
 import { captureState } from './state.js';
-import { RESERVED_BYTES, SEGMENT } from './stats.js';
+import { RESERVED_BYTES, statsReport } from './stats.js';
 
 /**
  * round_size without power-2 divisions: a multiple of 512, at least 512. An integer below 2^31
@@ -350,40 +350,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   }
 
   stats(): Record<string, unknown> {
-    const s = this.counters;
-    const cur = (stat: number): number => s.current[stat * 3] as number;
-    return {
-      allocated_bytes: s.bytesA,
-      reserved_bytes: cur(RESERVED_BYTES),
-      active_bytes: s.bytesA,
-      inactive_split_bytes: s.splitBytesA,
-      requested_bytes: s.reqA,
-      segments: cur(SEGMENT),
-      num_alloc_retries: s.numAllocRetries,
-      num_ooms: s.numOoms,
-      num_device_alloc: s.numDeviceAlloc,
-      num_device_free: s.numDeviceFree,
-      num_sync_all_streams: s.numSyncAllStreams,
-      oversize_allocations: { current: s.oversizeAllocations, peak: s.oversizeAllocationsPeak },
-      oversize_segments: { current: s.oversizeSegments, peak: s.oversizeSegmentsPeak },
-      max_split_size: Number.isFinite(this.maxSplit) ? this.maxSplit : -1,
-      memory_stats: s.toJSON(),
-      allocator_settings: this.allocatorSettings(),
-    };
-  }
-
-  /** The effective settings, in the form of a snapshot's `allocator_settings`. */
-  allocatorSettings(): Record<string, unknown> {
-    const st = this.settings;
-    return {
-      PYTORCH_CUDA_ALLOC_CONF: formatConf(st),
-      max_split_size: Number.isFinite(st.maxSplitSizeBytes) ? st.maxSplitSizeBytes : -1,
-      max_non_split_rounding_size: st.maxNonSplitRoundingBytes,
-      garbage_collection_threshold: st.garbageCollectionThreshold,
-      expandable_segments: st.expandableSegments,
-      roundup_power2_divisions: formatRoundup(st.roundupPower2Divisions) || '0',
-      per_process_memory_fraction: st.perProcessMemoryFraction,
-    };
+    return statsReport(this.counters, this.maxSplit, snapshotSettings(this.settings));
   }
 
   /** Segments the recorded allocator released after the last event are released too. */

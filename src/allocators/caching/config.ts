@@ -284,3 +284,16 @@ export function formatConf(s: CachingSettings): string {
   if (s.perProcessMemoryFraction !== null) parts.push(`per_process_memory_fraction:${s.perProcessMemoryFraction}`);
   return parts.join(',');
 }
+
+/** The effective settings, in the form of a snapshot's `allocator_settings`. */
+export function snapshotSettings(st: CachingSettings): Record<string, unknown> {
+  return {
+    PYTORCH_CUDA_ALLOC_CONF: formatConf(st),
+    max_split_size: Number.isFinite(st.maxSplitSizeBytes) ? st.maxSplitSizeBytes : -1,
+    max_non_split_rounding_size: st.maxNonSplitRoundingBytes,
+    garbage_collection_threshold: st.garbageCollectionThreshold,
+    expandable_segments: st.expandableSegments,
+    roundup_power2_divisions: formatRoundup(st.roundupPower2Divisions) || '0',
+    per_process_memory_fraction: st.perProcessMemoryFraction,
+  };
+}

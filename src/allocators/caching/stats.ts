@@ -167,3 +167,29 @@ export class DeviceStats {
     };
   }
 }
+
+/**
+ * The allocator's own figures for a report: PyTorch's memory_stats (`torch.cuda.memory_stats`) and
+ * the counters of its OOM and device paths, with its effective settings.
+ */
+export function statsReport(s: DeviceStats, maxSplitBytes: number, allocatorSettings: Record<string, unknown>): Record<string, unknown> {
+  const cur = (stat: number): number => s.current[stat * 3] as number;
+  return {
+    allocated_bytes: s.bytesA,
+    reserved_bytes: cur(RESERVED_BYTES),
+    active_bytes: s.bytesA,
+    inactive_split_bytes: s.splitBytesA,
+    requested_bytes: s.reqA,
+    segments: cur(SEGMENT),
+    num_alloc_retries: s.numAllocRetries,
+    num_ooms: s.numOoms,
+    num_device_alloc: s.numDeviceAlloc,
+    num_device_free: s.numDeviceFree,
+    num_sync_all_streams: s.numSyncAllStreams,
+    oversize_allocations: { current: s.oversizeAllocations, peak: s.oversizeAllocationsPeak },
+    oversize_segments: { current: s.oversizeSegments, peak: s.oversizeSegmentsPeak },
+    max_split_size: Number.isFinite(maxSplitBytes) ? maxSplitBytes : -1,
+    memory_stats: s.toJSON(),
+    allocator_settings: allocatorSettings,
+  };
+}
