@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { pathToFileURL } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's chromium; the tests never download a browser. `.ci/run` installs it with apt. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -39,4 +40,19 @@ export async function openBrowser(options: { colorScheme?: 'light' | 'dark' } = 
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Opens a report from its file:// URL in a new page and waits until it has drawn itself; console
+ * errors and warnings and page errors go to `problems`, for the test to require none.
+ */
+export async function openReport(context: BrowserContext, path: string, problems: string[]): Promise<Page> {
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(pathToFileURL(path).href);
+  await page.waitForSelector('html[data-ready]', { timeout: 30_000 });
+  return page;
 }

@@ -1,10 +1,9 @@
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers.js';
 import { entry, frame, MiB, segment, settings, writeSnapshot } from '../pytorch/snapshot-helpers.js';
-import { browserMissing, openBrowser } from './chromium.js';
+import { browserMissing, openBrowser, openReport } from './chromium.js';
 
 const missing = browserMissing();
 if (missing) console.warn(`SKIPPED: ${missing}`);
@@ -47,16 +46,7 @@ describe.skipIf(missing !== null)('who holds the memory, beside the allocator st
     await browser?.close();
   });
 
-  async function open(): Promise<Page> {
-    const page = await browser.context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    await page.goto(pathToFileURL(pagePath).href);
-    await page.waitForSelector('html[data-ready]', { timeout: 30_000 });
-    return page;
-  }
+  const open = (): Promise<Page> => openReport(browser.context, pagePath, problems);
 
   /** Shows the state at the peak of live bytes (the page opens at the peak of reserved bytes, here event 0). */
   async function peakLive(page: Page): Promise<void> {

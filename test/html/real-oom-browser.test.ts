@@ -5,10 +5,9 @@
  * under a 600 MiB fraction, before event 749; the caching simulation reproduces it at 600 MiB.
  */
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, runCli, tempDir } from '../helpers.js';
-import { browserMissing, openBrowser } from './chromium.js';
+import { browserMissing, openBrowser, openReport } from './chromium.js';
 
 const missing = browserMissing();
 if (missing) console.warn(`SKIPPED: ${missing}`);
@@ -28,13 +27,7 @@ describe.skipIf(missing !== null)("the real run's OOM in the HTML report, in Chr
   });
 
   it("shows the simulation's state when the real run failed: 538 MiB reserved, with the holders then", async () => {
-    const page = await browser.context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    await page.goto(pathToFileURL(pagePath).href);
-    await page.waitForSelector('html[data-ready]', { timeout: 30_000 });
+    const page = await openReport(browser.context, pagePath, problems);
     await page.click('button.show-real-oom[data-run="0"][data-real-oom="0"]');
     const shown = await page.evaluate<{ event: number; realOom: number | undefined; reserved: number; live: number | null }>(`(() => {
       const M = window.memsim, st = M.data.runs[M.state.run].states[M.state.index];
