@@ -51,11 +51,24 @@ export function reportWidth(given: number | undefined, toFile: boolean): number 
  * had all it wanted: the command goes on to its other outputs (`--json-output`) and its gates, whose
  * failure still sets the exit code.
  */
-export function writeOutput(text: string, output: string | undefined): void {
+export function writeOutput(content: string | readonly Uint8Array[], output: string | undefined): void {
   try {
-    writeText(output, text);
+    if (typeof content === 'string') writeText(output, content);
+    else writeChunks(output, content);
   } catch (e) {
     if (!(e instanceof OutputClosed)) throw e;
+  }
+}
+
+/** Writes UTF-8 chunks in turn to `path` (`-` or undefined: standard output). */
+function writeChunks(path: string | undefined, chunks: readonly Uint8Array[]): void {
+  const out = new OutputFile(path ?? '-');
+  try {
+    for (const chunk of chunks) out.bytes(chunk);
+    out.close();
+  } catch (e) {
+    out.abandon();
+    throw e;
   }
 }
 

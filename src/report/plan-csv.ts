@@ -10,7 +10,18 @@ const csvField = (s: string): string => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g
  * when the input has ids) for closed-interval record files. Offsets come from the plan (objects
  * plans: their objects laid out back to back).
  */
-export function renderPlanCsv(r: UsageRecords, offsets: readonly number[]): string {
+export function renderPlanCsv(r: UsageRecords, offsets: ArrayLike<number>): string {
+  const decoder = new TextDecoder();
+  return planCsvBytes(r, offsets)
+    .map((chunk) => decoder.decode(chunk))
+    .join('');
+}
+
+/**
+ * {@link renderPlanCsv} as UTF-8 bytes, in chunks of about a megabyte to be written in turn: a
+ * million lines go to the file without becoming a string first.
+ */
+export function planCsvBytes(r: UsageRecords, offsets: ArrayLike<number>): Uint8Array[] {
   const out = new CsvBytes();
   const ids = r.ids;
   if (r.source.format === 'records-csv' || r.source.format === 'records') {
@@ -54,22 +65,20 @@ const NEWLINE = 10;
 
 /**
  * CSV text built as UTF-8 bytes a megabyte at a time, numbers written digit by digit (as `String`
- * writes them), each megabyte decoded into one string: a million lines make a few dozen strings
- * rather than millions of small ones.
+ * writes them): a million lines make a few dozen chunks rather than millions of small strings.
  */
 class CsvBytes {
   private buf = new Uint8Array(CHUNK_BYTES);
   private pos = 0;
-  private readonly chunks: string[] = [];
-  private readonly decoder = new TextDecoder();
+  private readonly chunks: Uint8Array[] = [];
   private readonly encoder = new TextEncoder();
 
   /** Room for `bytes` more (a full megabyte goes to the chunks first). */
   private room(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return;
-    this.chunks.push(this.decoder.decode(this.buf.subarray(0, this.pos)));
+    this.chunks.push(this.buf.subarray(0, this.pos));
+    this.buf = new Uint8Array(Math.max(CHUNK_BYTES, bytes));
     this.pos = 0;
-    if (bytes > this.buf.length) this.buf = new Uint8Array(bytes);
   }
 
   comma(): void {
@@ -108,18 +117,38 @@ class CsvBytes {
   number(x: number): void {
     this.room(32);
     if (x >= 0 && x <= Number.MAX_SAFE_INTEGER && Math.floor(x) === x) {
-      this.pos = writeDecimal(x, this.buf, this.pos);
+      if (x < 2 ** 31) {
+        this.pos = writeDecimal(x, this.buf, this.pos);
+        return;
+      }
+      // Above 2^31 (offsets in a large arena): the digits past the last eight, then those eight, each
+      // part in small integer arithmetic (2^53 / 10^8 < 2^31).
+      let high = Math.floor(x / 1e8);
+      // The quotient is rounded: one too many when x is just below a multiple of 10^8.
+      if (high * 1e8 > x) high--;
+      this.pos = eightDigits(x - high * 1e8, this.buf, writeDecimal(high, this.buf, this.pos));
       return;
     }
     const s = String(x);
     for (let k = 0; k < s.length; k++) this.buf[this.pos++] = s.charCodeAt(k);
   }
 
-  /** The whole text. */
-  finish(): string {
-    this.chunks.push(this.decoder.decode(this.buf.subarray(0, this.pos)));
-    return this.chunks.join('');
+  /** The whole text, in chunks. */
+  finish(): Uint8Array[] {
+    this.chunks.push(this.buf.subarray(0, this.pos));
+    return this.chunks;
   }
+}
+
+/** Writes `v` (an integer in [0, 10^8)) as exactly eight digits, zeros first; returns the position after them. */
+function eightDigits(v: number, out: Uint8Array, pos: number): number {
+  let x = v | 0;
+  for (let k = pos + 7; k >= pos; k--) {
+    const q = (x / 10) | 0;
+    out[k] = 0x30 + x - q * 10;
+    x = q;
+  }
+  return pos + 8;
 }
 
 /** The plan `--format csv` writes: the first result that is a plan (the best-ranked). */

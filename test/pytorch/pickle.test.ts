@@ -71,6 +71,32 @@ describe('safe pickle reader', () => {
     );
   });
 
+  it('property: unmemoized strings read back as written, however often the same bytes repeat', () => {
+    // Each string written anew (as CPython writes equal strings that are distinct objects), from a
+    // small alphabet so that different strings of one length are common, across the short-string limit.
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', 'N', '/', 'é', '✓'), maxLength: 40 });
+    const written = (items: string[]): Buffer => {
+      const parts: Buffer[] = [Buffer.from([0x80, 4, 0x5d, 0x28])];
+      for (const s of items) {
+        const b = Buffer.from(s, 'utf8');
+        parts.push(Buffer.from([0x8c, b.length]), b);
+      }
+      parts.push(Buffer.from([0x65, 0x2e]));
+      return Buffer.concat(parts);
+    };
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 50, maxLength: 400 }), (items) => {
+        expect(unpickle(written(items))).toEqual(items);
+      }),
+      { numRuns: 200 },
+    );
+    expect(unpickle(written(['N/A', 'N/B', 'N/A', '', 'N/A', 'é', 'N/A']))).toEqual(['N/A', 'N/B', 'N/A', '', 'N/A', 'é', 'N/A']);
+    // Every 5-letter word of 4 letters, twice: more strings of one length than any table of recent ones holds.
+    const words = Array.from({ length: 1024 }, (_, i) => Array.from({ length: 5 }, (_, k) => 'abcd'[(i >> (2 * k)) & 3]).join(''));
+    const twice = [...words, ...[...words].reverse()];
+    expect(unpickle(written(twice))).toEqual(twice);
+  });
+
   it('reads sets and frozensets as arrays, bytes as Uint8Array', () => {
     // EMPTY_SET, MARK, 1, 2, ADDITEMS; then MARK 3 FROZENSET; SHORT_BINBYTES "ab".
     const b = bytes(0x80, 4, 0x5d, 0x8f, 0x28, 0x4b, 1, 0x4b, 2, 0x90, 0x61, 0x28, 0x4b, 3, 0x91, 0x61, 0x43, 2, 'ab', 0x61, 0x2e);

@@ -26,13 +26,15 @@ function plainCsv(r: UsageRecords, offsets: readonly number[]): string {
   return text;
 }
 
-/** Integers of every length up to 2^53, the powers of ten around them, and a few that are not integers. */
+/** Integers of every length up to 2^53, the powers of ten and multiples of 10^8 around them, and a few that are not integers. */
 const numberArb = fc.oneof(
   fc.integer({ min: 0, max: 20 }),
   fc.integer({ min: 0, max: 2 ** 31 }),
   fc.maxSafeNat(),
   fc.integer({ min: 0, max: 15 }).map((k) => 10 ** k),
   fc.integer({ min: 1, max: 15 }).map((k) => 10 ** k - 1),
+  // Around multiples of 10^8 above 2^31, where the last eight digits are written apart.
+  fc.tuple(fc.integer({ min: 21, max: 90_071_991 }), fc.integer({ min: -2, max: 2 })).map(([k, d]) => k * 1e8 + d),
   fc.constantFrom(1e9, 1e9 - 1, 1e9 + 1, 9e15 - 1, 8999999999999999, 2 ** 53 - 1, 2 ** 53, 2 ** 60, -1, -123456789012, 0.5, 1e21, 1.5e-7, -0.0000012345678901234567),
 );
 

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { readPlanInput, RECORD_FORMATS } from '../../planners/input.js';
 import { listPlanners, resultOffsets, runPlan, selectStrategies, strategyNames } from '../../planners/index.js';
-import { csvPlanOf, feasibilityOf, renderJson, renderPlanCsv, renderPlanText } from '../../report/index.js';
+import { csvPlanOf, feasibilityOf, renderJson, planCsvBytes, renderPlanText } from '../../report/index.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration } from '../../util/duration.js';
 import { GateFailure } from '../errors.js';
@@ -99,7 +99,7 @@ Examples:
         } else if (o.format === 'csv') {
           const chosen = csvPlanOf(report.results);
           if (!chosen) throw new UsageError(`no plan to write: every selected strategy was skipped (${report.results.map((r) => r.strategy).join(', ')})`);
-          writeOutput(renderPlanCsv(records, resultOffsets(chosen, o.alignment)), o.output);
+          writeOutput(planCsvBytes(records, resultOffsets(chosen, o.alignment)), o.output);
         } else {
           const color = useColor(!o.color, o.output !== undefined);
           writeOutput(renderPlanText(report, { color, width: reportWidth(o.width, o.output !== undefined) }), o.output);

@@ -324,9 +324,10 @@ export abstract class EntryReader extends Unpickler {
       const old = memo[i];
       this.undoIndex[this.undoCount] = i;
       this.undoValue[this.undoCount++] = old;
-      if (old === undefined) this.memoCount++;
       memo[i] = v;
-      this.forget(i);
+      // An entry that held nothing has nothing known of it (undo forgets what it takes back).
+      if (old === undefined) this.memoCount++;
+      else this.forget(i);
     }
   }
 

@@ -5,6 +5,10 @@ import { dictSet, type PickleDict, type PickleValue } from './pickle-value.js';
 /** Latin-1 slicing of bytes, Node's fastest way to make a string of ASCII bytes. */
 export const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string }).latin1Slice;
 
+/** The longest text that {@link PickleMachine.utf8} keeps for reuse, and how many it keeps. */
+const SHORT_TEXT = 32;
+const SHORT_SLOTS = 256;
+
 /** The largest LONG4 we accept (a snapshot holds 64-bit values; this is only a guard). */
 export const MAX_LONG_BYTES = 1 << 16;
 
@@ -30,6 +34,10 @@ export abstract class PickleMachine {
   protected readonly memo: PickleValue[] = [];
   /** Python's memo is a dict and MEMOIZE stores at len(memo): count entries, not the highest index. */
   protected memoCount = 0;
+  /** Short ASCII strings made lately (see {@link utf8}): per slot, where their bytes are, how many, the string. */
+  private readonly shortFrom = new Int32Array(SHORT_SLOTS).fill(-1);
+  private readonly shortLength = new Uint8Array(SHORT_SLOTS);
+  private readonly shortText: string[] = new Array<string>(SHORT_SLOTS).fill('');
 
   constructor(buf: Uint8Array, file: string) {
     this.buf = buf;
@@ -66,14 +74,39 @@ export abstract class PickleMachine {
     return latin1Slice.call(this.buf, start, nl);
   }
 
-  /** UTF-8 text; ASCII text (dict keys, file names) is sliced as Latin-1, which is cheaper. */
+  /**
+   * UTF-8 text; ASCII text (dict keys, file names) is sliced as Latin-1, which is cheaper. Short
+   * ASCII strings are made once per distinct bytes seen lately: a snapshot repeats the same few
+   * (`N/A` as the compile_context of every entry, memoized anew each time), and equal strings are
+   * the same value however many times they are made.
+   */
   protected utf8(start: number, n: number): string {
     const b = this.buf;
     const end = start + n;
-    for (let i = start; i < end; i++) {
-      if ((b[i] as number) >= 0x80) return this.decoder.decode(b.subarray(start, end));
+    if (n > SHORT_TEXT) {
+      for (let i = start; i < end; i++) {
+        if ((b[i] as number) >= 0x80) return this.decoder.decode(b.subarray(start, end));
+      }
+      return latin1Slice.call(b, start, end);
     }
-    return latin1Slice.call(b, start, end);
+    let h = n;
+    for (let i = start; i < end; i++) {
+      const c = b[i] as number;
+      if (c >= 0x80) return this.decoder.decode(b.subarray(start, end));
+      h = Math.imul(h ^ c, 16777619);
+    }
+    const slot = (h ^ (h >>> 13)) & (SHORT_SLOTS - 1);
+    const from = this.shortFrom[slot] as number;
+    if (from >= 0 && this.shortLength[slot] === n) {
+      let k = 0;
+      while (k < n && b[from + k] === b[start + k]) k++;
+      if (k === n) return this.shortText[slot] as string;
+    }
+    const s = latin1Slice.call(b, start, end);
+    this.shortFrom[slot] = start;
+    this.shortLength[slot] = n;
+    this.shortText[slot] = s;
+    return s;
   }
 
   /** Little-endian two's complement integer of `n` bytes (LONG1/LONG4). */
