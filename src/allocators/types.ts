@@ -216,6 +216,12 @@ export interface AllocatorDefinition<S extends Record<string, OptionSpec<unknown
    * does not by itself make the replay start fresh.
    */
   unstatedInRecording?: readonly string[];
+  /**
+   * About how long a replay takes per event, relative to `naive`'s (1, the default), as measured on
+   * the 10^6-event benchmark trace: `compare` starts the costliest rows first so that its threads
+   * finish together.
+   */
+  relativeCost?: number;
   create(options: OptionValues<S>, ctx: AllocatorContext): OnlineAllocator;
 }
 

@@ -169,6 +169,30 @@ export class Placement {
     return this.bestGap(this.accAt, m, size);
   }
 
+  /**
+   * XLA's best fit for a record of `size` > 0 bytes at position `p` under a heap of `heapSize`
+   * bytes: the start of the smallest gap between the runs of {@link occupiedAt} (from 0) or between
+   * the last run and `heapSize` that holds it (the lowest on ties), or -1 when none does; then
+   * {@link lastRunEnd} is where it goes. The runs stay in the kernel's memory: the space above the
+   * last run up to the heap's size is one more gap, before a run of no length at
+   * max(heapSize, its end), which the best-gap kernel returns only when no gap holds the record.
+   */
+  bestFitBelow(p: number, size: number, heapSize: number): number {
+    const m = this.union(p, size);
+    const f = this.f64;
+    const at = this.accAt >> 3;
+    const lastEnd = m > 0 ? (f[at + 2 * m - 1] as number) : 0;
+    this.lastRunEnd = lastEnd;
+    const top = Math.max(heapSize, lastEnd);
+    f[at + 2 * m] = top;
+    f[at + 2 * m + 1] = top;
+    const offset = this.bestGap(this.accAt, m + 1, size);
+    return offset === top ? -1 : offset;
+  }
+
+  /** The end of the last run of the last {@link bestFitBelow} (0 with none). */
+  lastRunEnd = 0;
+
   /** The runs of {@link occupiedAt}, left at accAt in the kernel's memory; returns how many. */
   private union(p: number, gapBytes: number): number {
     const L = this.layout;
@@ -297,17 +321,20 @@ export class Placement {
     if (last > (bi[info + 2] as number)) bi[info + 2] = last;
     if (first > (bi[info + 3] as number)) bi[info + 3] = first;
     if (last < (bi[info + 4] as number)) bi[info + 4] = last;
-    // Slot j: offset and end at f64 3j and 3j + 1, first and last at i32 6j + 4 and 6j + 5.
+    // Slot j: offset and end at f64 3j and 3j + 1, first and last at i32 6j + 4 and 6j + 5 (the
+    // bytes of f64 3j + 2). It goes after the slots at or below its offset (a binary search), and
+    // those above move up one slot, bytes as they are (copyWithin is a memmove).
     const f = this.f64;
     const t = this.i32;
-    let j = o + count;
-    while (j > o && (f[3 * j - 3] as number) > offset) {
-      f[3 * j] = f[3 * j - 3] as number;
-      f[3 * j + 1] = f[3 * j - 2] as number;
-      t[6 * j + 4] = t[6 * j - 2] as number;
-      t[6 * j + 5] = t[6 * j - 1] as number;
-      j--;
+    let lo = o;
+    let hi = o + count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((f[3 * mid] as number) > offset) hi = mid;
+      else lo = mid + 1;
     }
+    const j = lo;
+    if (j < o + count) f.copyWithin(3 * j + 3, 3 * j, 3 * (o + count));
     // + 0 turns a -0 into 0: the kernel orders offsets by their bit patterns.
     f[3 * j] = offset + 0;
     f[3 * j + 1] = end;

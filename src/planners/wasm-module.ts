@@ -52,6 +52,7 @@ const OPCODES: Readonly<Record<string, number>> = {
   'i32.add': 0x6a,
   'i32.sub': 0x6b,
   'i32.and': 0x71,
+  'i32.or': 0x72,
   'i32.xor': 0x73,
   'i32.shl': 0x74,
   'i32.shr_u': 0x76,

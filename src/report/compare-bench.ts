@@ -18,7 +18,9 @@ export function compareBenchEntries(r: CompareReport): BenchEntry[] {
   const out: BenchEntry[] = [{ name: 'lower bound (peak live)', unit: 'bytes', value: r.lowerBound.peakLiveBytes }];
   const rows = [...r.allocators].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of rows) {
-    const oom = e.summary.oomCount > 0 ? { extra: `${e.summary.oomCount} OOM(s) at ${r.capacityBytes === null ? 'unlimited capacity' : `${r.capacityBytes} bytes`}` } : {};
+    const at = r.capacityBytes === null ? 'unlimited capacity' : `${r.capacityBytes} bytes`;
+    const real = e.realOomsReproduced ?? 0;
+    const oom = e.summary.oomCount > 0 ? { extra: `${e.summary.oomCount} OOM(s) at ${at}` } : real > 0 ? { extra: `fails at ${real} of the real run's OOM(s) at ${at}` } : {};
     out.push({ name: `${e.name} peak reserved`, unit: 'bytes', value: e.summary.peakReservedBytes, ...oom });
     if (e.minCapacityBytes !== null) out.push({ name: `${e.name} min capacity`, unit: 'bytes', value: e.minCapacityBytes });
   }

@@ -1,6 +1,6 @@
 import { describeChange, percentText } from '../sweep/compare-gates.js';
 import type { CompareReport } from '../sweep/compare.js';
-import { bestRow, capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableHead, tableRows } from './compare-table.js';
+import { bestRow, capacityText, failureKind, realOomsText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableHead, tableRows } from './compare-table.js';
 import { formatBytes, formatCount, nativeLines } from './format.js';
 import { mdCell, mdTable } from './replay-markdown.js';
 import { explainOom } from './replay-text.js';
@@ -14,7 +14,7 @@ export function compareStatusMarkdown(r: CompareReport): string {
   const code = (s: string): string => `\`${s}\``;
   const parts: string[] = [];
   if (st.oom.length > 0) {
-    const who = st.oom.map((e) => `${code(e.name)} (${e.firstOom?.kind ?? 'OOM'})`).join(', ');
+    const who = st.oom.map((e) => `${code(e.name)} (${failureKind(e)})`).join(', ');
     parts.push(`**❌ OOM**: ${formatCount(st.oom.length)} of ${formatCount(n)} allocator${n === 1 ? '' : 's'} ran out of memory at ${capacityText(r)}: ${who}`);
   }
   if (st.regressions.length > 0) {
@@ -83,6 +83,13 @@ export function renderCompareMarkdown(r: CompareReport): string {
     const native = nativeLines(o.native, 'full');
     if (native.length > 0) body.push('', '```', ...native, '```');
     out.push(...details(`\`${e.name}\`: OOM at event ${formatCount(o.event)}${o.line !== null ? ` (line ${o.line})` : ''} — ${o.kind}`, body));
+  }
+  for (const e of r.allocators) {
+    if ((e.realOomsReproduced ?? 0) === 0) continue;
+    const body = [mdText(realOomsText(e))];
+    const a = e.attribution;
+    for (const at of a?.realRunOoms ?? []) body.push('', `Held at the real run's OOM before event ${formatCount(at.event + 1)}, ${groupedBy(a!)}:`, '', holdersMarkdown(at, a!.groupBy));
+    out.push(...details(`\`${e.name}\`: fails where the real run failed`, body));
   }
   const held = comparisonHolders(r.allocators);
   if (held.heading) {

@@ -1,5 +1,5 @@
 import type { FigureChange } from '../sweep/compare-baseline.js';
-import type { CompareEntry, CompareReport } from '../sweep/compare.js';
+import { type CompareEntry, type CompareReport, entryFails } from '../sweep/compare.js';
 import { formatBytes, formatCount, formatPercent } from './format.js';
 import type { Column } from './layout.js';
 
@@ -29,10 +29,10 @@ export function bestRow(r: CompareReport): CompareEntry | undefined {
   return r.allocators.find((e) => e.kind !== 'planner') ?? r.allocators[0];
 }
 
-/** The OOM cell: `0`, `1 fragmentation`, `37 (first: capacity)`. */
+/** The OOM cell: `0`, `1 fragmentation`, `37 (first: capacity)`, or `the real run's` for a row that fails only where the real run failed. */
 export function oomCell(e: CompareEntry): string {
   const n = e.summary.oomCount;
-  if (n === 0) return '0';
+  if (n === 0) return (e.realOomsReproduced ?? 0) > 0 ? "the real run's" : '0';
   const kind = e.firstOom?.kind ?? '?';
   return n === 1 ? `1 ${kind}` : `${formatCount(n)} (first: ${kind})`;
 }
@@ -40,6 +40,7 @@ export function oomCell(e: CompareEntry): string {
 /** The minimum-capacity cell: the value, or why there is none. */
 export function minCapacityCell(r: CompareReport, e: CompareEntry): string {
   const step = r.minCapacity?.stepBytes ?? 1;
+  if (e.search?.guarantee === 'recorded-failure') return 'the real run failed';
   if (e.minCapacityBytes === null) return 'does not fit';
   return formatGridBytes(e.minCapacityBytes, step);
 }
@@ -106,6 +107,7 @@ export function searchText(e: CompareEntry): string {
   const step = s.stepBytes;
   const fmt = (b: number): string => formatGridBytes(b, step);
   const replays = `${formatCount(s.replays)} replay${s.replays === 1 ? '' : 's'}`;
+  if (s.guarantee === 'recorded-failure') return 'none: the recording holds the real run\'s OOM, which no capacity undoes (the simulations say what would fit)';
   if (s.minCapacityBytes === null) return `does not fit at any capacity tried (${replays})`;
   const found = fmt(s.minCapacityBytes);
   switch (s.guarantee) {
@@ -132,10 +134,22 @@ export function changeCells(c: FigureChange): string[] {
   return [c.allocator, label, fmt(c.baseline), fmt(c.current), rel, verdict];
 }
 
+/** What a failing row's first failure was, for status lines: `fragmentation`, `the real run's OOM`. */
+export function failureKind(e: CompareEntry): string {
+  return e.firstOom?.kind ?? ((e.realOomsReproduced ?? 0) > 0 ? "the real run's OOM" : 'OOM');
+}
+
+/** Why a row that counts no OOM of its own is no fit: it fails at the real run's OOMs. */
+export function realOomsText(e: CompareEntry): string {
+  const n = e.realOomsReproduced ?? 0;
+  const which = n === 1 ? "the real run's OOM" : `${formatCount(n)} of the real run's OOMs`;
+  return `${which} (a request that failed on the device, no event of the trace): with the memory the real allocator could hold, this simulation cannot serve it either (see the row's notes); \`memsim tune\` names a setting that gets past it.`;
+}
+
 /** The status of a comparison: OOM, regressed (beyond the allowed), or fits; with the facts. */
 export function status(r: CompareReport): { oom: CompareEntry[]; regressions: FigureChange[]; improvements: FigureChange[] } {
   return {
-    oom: r.allocators.filter((e) => e.summary.oomCount > 0),
+    oom: r.allocators.filter(entryFails),
     regressions: r.baseline ? r.baseline.changes.filter((c) => c.exceedsThreshold) : [],
     improvements: r.baseline ? r.baseline.changes.filter((c) => c.direction === 'better') : [],
   };

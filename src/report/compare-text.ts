@@ -1,7 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import { describeChange, percentText } from '../sweep/compare-gates.js';
 import type { CompareReport } from '../sweep/compare.js';
-import { bestRow, capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableColumns, tableRows } from './compare-table.js';
+import { bestRow, failureKind, realOomsText, capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableColumns, tableRows } from './compare-table.js';
 import { formatBytes, formatCount, painter, type RenderOptions } from './format.js';
 import type { Column } from './layout.js';
 import { explainOom, holdersText } from './replay-text.js';
@@ -14,7 +14,7 @@ export function compareStatusLine(r: CompareReport, c: ChalkInstance): string {
   const n = r.allocators.length;
   const parts: string[] = [];
   if (st.oom.length > 0) {
-    const who = st.oom.map((e) => `${e.name} (${e.firstOom?.kind ?? 'OOM'})`).join(', ');
+    const who = st.oom.map((e) => `${e.name} (${failureKind(e)})`).join(', ');
     parts.push(`${c.red('✘ OOM')}: ${formatCount(st.oom.length)} of ${formatCount(n)} allocator${n === 1 ? '' : 's'} ran out of memory at ${capacityText(r)}: ${who}`);
   }
   if (st.regressions.length > 0) {
@@ -103,6 +103,15 @@ export function renderCompareText(r: CompareReport, options: RenderOptions = {})
     const a = e.attribution;
     const at = a?.ooms[0];
     if (a && at) out.push(`  held at this OOM, ${groupedBy(a)}`, ...holdersText(at, a.groupBy, '  ', width));
+    out.push('');
+  }
+  for (const e of r.allocators) {
+    const n = e.realOomsReproduced ?? 0;
+    if (n === 0) continue;
+    out.push(c.bold(`${e.name}: fails where the real run failed`));
+    out.push(...wrap(realOomsText(e), width, '  '));
+    const a = e.attribution;
+    for (const at of a?.realRunOoms ?? []) out.push(`  held at the real run's OOM before event ${formatCount(at.event + 1)}, ${groupedBy(a!)}`, ...holdersText(at, a!.groupBy, '  ', width));
     out.push('');
   }
   out.push(...baselineSection(r, width));

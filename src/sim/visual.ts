@@ -12,7 +12,7 @@ import { compactState, type CompactState, NameTable } from './visual-state.js';
 import { holdersOfStates, type VisualAttribution, type VisualHolders } from './visual-holders.js';
 
 /** Why a state is in the report. */
-export type MomentReason = 'peak-reserved' | 'peak-live' | 'oom' | 'sample';
+export type MomentReason = 'peak-reserved' | 'peak-live' | 'oom' | 'real-oom' | 'sample';
 
 /** An allocator's state at one moment, as the HTML report draws it. */
 export interface VisualState extends CompactState {
@@ -22,6 +22,11 @@ export interface VisualState extends CompactState {
   reason: MomentReason;
   /** For an OOM: its index in the run's `ooms`. */
   oom: number | null;
+  /**
+   * The state when the real run's OOM (a simulation of a recorded history) came, whatever the
+   * reason: its index in the run's `realRunOoms`; absent for other states.
+   */
+  realOom?: number;
   /** Who held the memory then, and each piece's group (null when not computed). */
   holders: VisualHolders | null;
 }
@@ -55,7 +60,7 @@ export interface VisualRun {
   notes: string[];
   timeline: VisualTimeline;
   steps: VisualSteps;
-  /** Ordered by event; several reasons at one event keep the first of peak-reserved, peak-live, sample. */
+  /** Ordered by event; several reasons at one event keep the first of peak-reserved, peak-live, real-oom, sample. */
   states: VisualState[];
   /** How the states' holders are grouped (null when not computed). */
   attribution: VisualAttribution | null;
@@ -200,6 +205,14 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions): { result:
   const wanted = new Map<number, MomentReason>();
   if (outcome.peakReservedEvent >= 0) wanted.set(outcome.peakReservedEvent, 'peak-reserved');
   if (outcome.peakLiveEvent >= 0 && !wanted.has(outcome.peakLiveEvent)) wanted.set(outcome.peakLiveEvent, 'peak-live');
+  // The real run's failed requests are no events: the state after the event before each is the one they met.
+  const realAt = new Map<number, number>();
+  realRunOoms(report).forEach((o, k) => {
+    const e = o.beforeEvent - 1;
+    if (e < 0 || e > lastEvent || realAt.has(e)) return;
+    realAt.set(e, k);
+    if (!wanted.has(e)) wanted.set(e, 'real-oom');
+  });
   for (const e of sampleEvents(lastEvent, settings.sampleStates)) if (!wanted.has(e)) wanted.set(e, 'sample');
 
   const states: VisualState[] = [];
@@ -215,7 +228,8 @@ export function collectVisualRun(ctx: VisualContext, run: RunOptions): { result:
     for (const c of second.outcome.states) {
       const reason = wanted.get(c.event) ?? 'sample';
       const caps = reason === 'sample' ? sample : detail;
-      states.push({ event: c.event, step: stepOf(c.event), reason, oom: null, holders: null, ...compactState(c.state, trace, ctx.tags, ctx.kinds, caps) });
+      const real = realAt.get(c.event);
+      states.push({ event: c.event, step: stepOf(c.event), reason, oom: null, ...(real !== undefined ? { realOom: real } : {}), holders: null, ...compactState(c.state, trace, ctx.tags, ctx.kinds, caps) });
     }
   }
   let k = 0;

@@ -24,6 +24,8 @@
  * - `scanned` (mode `scan`): every grid capacity from kMin·step up to answer - step was replayed and
  *   failed. Exact for any allocator, at the cost of one replay per step.
  * - `none`: nothing up to `maxBytes` fits; `minCapacityBytes` is null.
+ * - `recorded-failure`: no search ran: the row is a recording whose run failed, which no capacity
+ *   changes; `minCapacityBytes` is null.
  */
 
 /** `bisect` (default) or `scan` (exhaustive below the bisection's answer). */
@@ -38,7 +40,7 @@ export interface CapacitySearchResult {
   /** The hint the search started from (rounded up to the step), or null. */
   hintBytes: number | null;
   mode: CapacitySearchMode;
-  guarantee: 'lower-bound' | 'step-below-fails' | 'scanned' | 'none';
+  guarantee: 'lower-bound' | 'step-below-fails' | 'scanned' | 'none' | 'recorded-failure';
   /** Replays this search ran (a capacity tried twice is replayed once). */
   replays: number;
   /** Every capacity replayed, in order, with its outcome. */

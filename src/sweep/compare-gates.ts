@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import { formatBytes, formatCount } from '../util/bytes.js';
 import type { FigureChange } from './compare-baseline.js';
-import type { CompareEntry, CompareReport } from './compare.js';
+import { type CompareEntry, type CompareReport, entryFails } from './compare.js';
 import type { ReplaySummary } from '../sim/report.js';
 
 /** Ratios of the summary that a threshold gate can watch, by the name users write. */
@@ -70,6 +70,10 @@ function oomMessage(r: CompareReport, e: CompareEntry): string {
   const first = o
     ? `; the first at event ${formatCount(o.event)}${o.line !== null ? ` (line ${o.line})` : ''}: ${formatBytes(o.sizeBytes)} requested with ${formatBytes(o.liveBytes)} live, ${formatBytes(o.reservedBytes)} reserved (${o.kind})`
     : '';
+  if (e.summary.oomCount === 0) {
+    const n = e.realOomsReproduced ?? 0;
+    return `gate oom failed: ${e.name} fails at ${n === 1 ? "the real run's OOM" : `${formatCount(n)} of the real run's OOMs`} at ${cap} (a request that failed on the device; no event of the trace)`;
+  }
   return `gate oom failed: ${e.name} hit ${formatCount(e.summary.oomCount)} OOM(s) at ${cap}${first}`;
 }
 
@@ -81,7 +85,7 @@ export function evaluateGates(r: CompareReport, specs: readonly GateSpec[]): Gat
   return specs.map((g) => {
     const failures: { allocator: string; message: string }[] = [];
     if (g.type === 'oom') {
-      for (const e of r.allocators) if (e.summary.oomCount > 0) failures.push({ allocator: e.name, message: oomMessage(r, e) });
+      for (const e of r.allocators) if (entryFails(e)) failures.push({ allocator: e.name, message: oomMessage(r, e) });
     } else if (g.type === 'regression') {
       if (!r.baseline) throw new UsageError('--fail-on regression needs --baseline FILE (a memsim.compare/1 report)');
       const allowed = percentText(r.baseline.maxRegression);

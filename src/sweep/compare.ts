@@ -6,7 +6,7 @@ import type { BaselineComparison } from './compare-baseline.js';
 import type { GateResult } from './compare-gates.js';
 import type { CapacitySearchMode, CapacitySearchResult } from './capacity-search.js';
 import type { CompareJobResult, ContenderRef } from './jobs.js';
-import { openRunner } from './pool.js';
+import { openRunner, type WorkerPool } from './pool.js';
 import { type Contender, type ContenderKind, createContender, listContenders } from './contenders.js';
 import { OFFLINE_BOUND_NOTE } from './contender-planner.js';
 import type { OnOom, OomRecord } from '../sim/replay.js';
@@ -18,7 +18,7 @@ import { settingsOf } from './jobs.js';
 
 /** One row of a comparison. */
 export interface CompareEntry {
-  /** 1 = best: no OOM first, then lowest peak reserved, then name. */
+  /** 1 = best: rows that fit first (see {@link entryFails}), then lowest peak reserved, then name. */
   rank: number;
   name: string;
   kind: ContenderKind;
@@ -39,6 +39,17 @@ export interface CompareEntry {
   start: StartChoice | null;
   /** Who held the memory at the row's peaks and first OOM; null for plans. */
   attribution: AttributionSection | null;
+  /**
+   * On a recorded history whose run failed: how many of the real run's OOMs (requests that failed
+   * on the device, no events of the trace) this row fails at too; absent when none. A row that does
+   * is no fit, though it counts no OOM of its own.
+   */
+  realOomsReproduced?: number;
+}
+
+/** A row fails: it ran out of memory, or failed where the real run failed. */
+export function entryFails(e: Pick<CompareEntry, 'summary' | 'realOomsReproduced'>): boolean {
+  return e.summary.oomCount > 0 || (e.realOomsReproduced ?? 0) > 0;
 }
 
 /** `memsim.compare/1`: the JSON report of `compare`, a stable contract for CI. */
@@ -91,6 +102,8 @@ export interface CompareOptions {
   workerUrl?: URL | null;
   /** Modules each worker imports first (to register extra allocators). */
   workerModules?: readonly string[];
+  /** Workers started before the trace was read (see startWorkersEarly in pool.ts). */
+  early?: WorkerPool;
   /** Rows done out of the total, after each one. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -129,11 +142,11 @@ function selectRows(trace: Trace, o: CompareOptions): { names: string[]; skipped
   return { names, skipped };
 }
 
-/** Ranks rows: those without OOM first, then by peak reserved, then by name (never by timing). */
+/** Ranks rows: those that fit first, then by peak reserved, then by name (never by timing). */
 function rankEntries(entries: Omit<CompareEntry, 'rank'>[]): CompareEntry[] {
   const sorted = [...entries].sort((a, b) => {
-    const oa = a.summary.oomCount > 0 ? 1 : 0;
-    const ob = b.summary.oomCount > 0 ? 1 : 0;
+    const oa = entryFails(a) ? 1 : 0;
+    const ob = entryFails(b) ? 1 : 0;
     if (oa !== ob) return oa - ob;
     if (a.summary.peakReservedBytes !== b.summary.peakReservedBytes) return a.summary.peakReservedBytes - b.summary.peakReservedBytes;
     return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -168,14 +181,16 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
   const { runner, reason } = openRunner(trace, o, rows.length, build, (o.contenders ?? []).length > 0 ? 'contenders built by the caller run in this thread' : undefined);
   let done = 0;
   const search = o.minCapacity ? { stepBytes: step, mode } : null;
-  let results: CompareJobResult[];
+  const results: CompareJobResult[] = new Array(rows.length);
   try {
-    results = await Promise.all(
-      rows.map(async (c) => {
+    // The costliest rows start first, so that the threads finish together; each result keeps its row.
+    const order = rows.map((_, k) => k).sort((a, b) => (rows[b]?.relativeCost ?? 1) - (rows[a]?.relativeCost ?? 1) || a - b);
+    await Promise.all(
+      order.map(async (k) => {
+        const c = rows[k] as Contender;
         const contender = { name: c.name, given: adHoc.has(c.name) ? {} : given(c.name), ...settings };
-        const r = await runner.submit({ contender, capacityBytes: capacity, onOom, search });
+        results[k] = await runner.submit({ contender, capacityBytes: capacity, onOom, search });
         o.onProgress?.(++done, rows.length);
-        return r;
       }),
     );
   } finally {
@@ -201,6 +216,7 @@ export async function compareTrace(trace: Trace, given0: CompareOptions = {}): P
     notes: run.notes,
     start: run.start ?? null,
     attribution: run.attribution ?? null,
+    ...((run.realOomsReproduced ?? 0) > 0 ? { realOomsReproduced: run.realOomsReproduced } : {}),
   }));
   const peakLive = trace.summary.peakLiveBytes;
   const report: CompareReport = {

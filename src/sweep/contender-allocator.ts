@@ -55,6 +55,7 @@ export function allocatorContender(def: AllocatorDefinition, given: Record<strin
     name: def.name,
     kind: def.needsRecordedHistory ? 'recorded' : 'allocator',
     options: resolved.values,
+    ...(def.relativeCost !== undefined ? { relativeCost: def.relativeCost } : {}),
     run(t, capacityBytes, onOom) {
       const allocator = create(capacityBytes);
       // One OOM record is all a comparison shows; the timeline is not shown at all.

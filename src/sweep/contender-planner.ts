@@ -70,6 +70,9 @@ export function planRun(trace: Trace, name: string, totalBytes: number, capacity
 }
 
 /** The report's note when planner rows are compared: what their figures are, and are not. */
+/** A plan's cost against a naive replay's (see {@link Contender.relativeCost}). */
+const PLANNER_RELATIVE_COST = 15;
+
 export const OFFLINE_BOUND_NOTE =
   'rows marked "offline bound" (plan:*) are offline plans: the planner saw every size and lifetime of the trace ahead, ' +
   'as no allocator serving requests in order can; they bound what is possible and are not allocators to run';
@@ -105,6 +108,8 @@ export function plannerContenders(plan: PlanFunction, strategies: readonly strin
         name,
         kind: 'planner',
         options,
+        // A plan sees the whole trace at once: a greedy one takes some ten times a replay's time.
+        relativeCost: PLANNER_RELATIVE_COST,
         run(t, capacityBytes) {
           const f = planned(t);
           if (f.totalBytes === null) return { ...planRun(t, name, 0, capacityBytes), skipped: f.reason ?? 'the strategy declined this trace' };

@@ -60,6 +60,11 @@ export interface Contender {
   run(trace: Trace, capacityBytes: number, onOom: OnOom): ContenderRun;
   /** Whether the whole trace runs without OOM at `capacityBytes`; defaults to `run(…)`. */
   probe?(trace: Trace, capacityBytes: number): ContenderProbe;
+  /**
+   * About how long its run takes per event, relative to the naive allocator's (1, the default): a
+   * sweep starts the costliest rows first, so that its threads finish together. Never changes a result.
+   */
+  readonly relativeCost?: number;
 }
 
 /** Run settings that every row of a sweep shares (plain data: they cross to worker threads). */
@@ -121,6 +126,7 @@ function renamed(c: Contender, name: string): Contender {
     kind: c.kind,
     options: c.options,
     run: (trace, capacityBytes, onOom) => c.run(trace, capacityBytes, onOom),
+    ...(c.relativeCost !== undefined ? { relativeCost: c.relativeCost } : {}),
     ...(probe ? { probe: (trace: Trace, capacityBytes: number) => probe.call(c, trace, capacityBytes) } : {}),
   };
 }

@@ -39,6 +39,12 @@ export interface CompareJobResult {
   search: CapacitySearchResult | null;
 }
 
+/** The search of a recording whose run failed: none ran, and nothing fits. */
+function recordedFailure(trace: Trace, s: NonNullable<CompareJob['search']>): CapacitySearchResult {
+  const lowerBoundBytes = Math.ceil(trace.summary.peakLiveBytes / s.stepBytes) * s.stepBytes;
+  return { minCapacityBytes: null, stepBytes: s.stepBytes, lowerBoundBytes, hintBytes: null, mode: s.mode, guarantee: 'recorded-failure', replays: 0, tried: [] };
+}
+
 /**
  * Runs one job on a trace. The same function runs in worker threads and in the main thread, so
  * that results cannot depend on where they were computed.
@@ -47,6 +53,8 @@ export function runJob(trace: Trace, job: CompareJob, build: (ref: ContenderRef)
   const c = build(job.contender);
   const run = c.run(trace, job.capacityBytes, job.onOom);
   if (!job.search || run.skipped !== undefined) return { run, search: null };
+  // A recording whose run failed fails at every capacity: its OOMs are facts, not replays.
+  if (c.kind === 'recorded' && (trace.recorded?.ooms?.length ?? 0) > 0) return { run, search: recordedFailure(trace, job.search) };
   // A run at unlimited capacity that fitted is the search's first guess; otherwise the search
   // replays at unlimited capacity itself (one more replay, counted).
   let hint: number | null = null;

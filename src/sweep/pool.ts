@@ -18,11 +18,15 @@ export interface JobRunner {
   close(): Promise<void>;
 }
 
-/** What every worker receives once: the shared trace, and modules to import before any job. */
-export interface WorkerInit {
-  trace: SharedTrace;
+/** What every worker is started with: modules to import before any job. */
+export interface WorkerStart {
   /** Module URLs that register extra allocators or contenders (benchmarks, plugins). */
   modules: string[];
+}
+
+/** A worker's first message: the shared trace, which every job then replays. */
+export interface WorkerInit {
+  trace: SharedTrace;
 }
 
 /** A job's answer from a worker: its result, or the error it threw, as plain data. */
@@ -77,7 +81,11 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
-/** A fixed set of worker threads sharing one trace; jobs go to whichever worker is idle. */
+/**
+ * A fixed set of worker threads sharing one trace; jobs go to whichever worker is idle. The threads
+ * start when the pool is made and load their modules while the trace is still being read; they
+ * replay once {@link share} has given them the trace.
+ */
 export class WorkerPool implements JobRunner {
   readonly mode = 'workers' as const;
   private readonly workers: Worker[] = [];
@@ -86,18 +94,49 @@ export class WorkerPool implements JobRunner {
   private readonly busy = new Map<Worker, Pending>();
   private failure: Error | undefined;
   private closing = false;
+  private shared = false;
 
-  constructor(url: URL, count: number, init: WorkerInit) {
+  constructor(url: URL, count: number, start: WorkerStart) {
     for (let k = 0; k < count; k++) {
-      const w = new Worker(url, { workerData: init });
+      const w = new Worker(url, { workerData: start });
       w.on('message', (reply: WorkerReply) => this.settle(w, reply));
       w.on('error', (e) => this.fail(e instanceof Error ? e : new Error(String(e))));
       w.on('exit', (code) => {
+        if (!this.workers.includes(w)) return;
         if (this.busy.has(w) || (code !== 0 && !this.closing)) this.fail(new Error(`a compare worker exited with code ${code}`));
       });
       this.workers.push(w);
       this.idle.push(w);
     }
+  }
+
+  /** Gives every worker the trace (once, before any job); the pool then keeps the process alive. */
+  share(trace: Trace): this {
+    if (!this.shared) {
+      const init: WorkerInit = { trace: shareTrace(trace) };
+      for (const w of this.workers) {
+        w.ref();
+        w.postMessage(init);
+      }
+      this.shared = true;
+    }
+    return this;
+  }
+
+  /** Stops all but `count` workers (those not needed after all), before any job. */
+  keep(count: number): this {
+    if (this.shared) return this;
+    for (const w of this.workers.splice(count)) {
+      this.idle.splice(this.idle.indexOf(w), 1);
+      void w.terminate();
+    }
+    return this;
+  }
+
+  /** Lets the process end while the pool waits for its trace (see {@link startWorkersEarly}). */
+  unref(): this {
+    for (const w of this.workers) w.unref();
+    return this;
   }
 
   get threads(): number {
@@ -106,6 +145,8 @@ export class WorkerPool implements JobRunner {
 
   submit(job: CompareJob): Promise<CompareJobResult> {
     if (this.failure) return Promise.reject(this.failure);
+    if (this.closing) return Promise.reject(new Error('a job submitted to a closed pool'));
+    if (!this.shared) return Promise.reject(new Error('a job submitted before the pool was given its trace'));
     return new Promise((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
       this.pump();
@@ -158,6 +199,30 @@ export interface RunnerOptions {
   workerUrl?: URL | null;
   /** Modules each worker imports first (to register extra allocators). */
   workerModules?: readonly string[];
+  /** Workers started before the trace was read ({@link startWorkersEarly}): used if they fit, else stopped. */
+  early?: WorkerPool;
+}
+
+/** The worker entry of these options, or null when there is none to run. */
+function workerUrlOf(o: RunnerOptions): URL | null {
+  return o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
+}
+
+/**
+ * Starts a sweep's worker threads before its trace is read, so that they load their modules (about
+ * 100 ms) while the trace is parsed instead of after: {@link openRunner} takes them when it runs the
+ * sweep in that many threads or fewer, and stops them otherwise. Until then they keep no process
+ * alive (an error in the trace ends the command as usual). Undefined when the sweep would use one thread.
+ */
+export function startWorkersEarly(o: RunnerOptions): WorkerPool | undefined {
+  const threads = o.jobs ?? availableParallelism();
+  const url = threads > 1 ? workerUrlOf(o) : null;
+  if (url === null) return undefined;
+  try {
+    return new WorkerPool(url, threads, { modules: [...(o.workerModules ?? [])] }).unref();
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -166,16 +231,21 @@ export interface RunnerOptions {
  */
 export function openRunner(trace: Trace, o: RunnerOptions, units: number, build: (ref: ContenderRef) => Contender, inThread?: string): { runner: JobRunner; reason?: string } {
   const threads = Math.min(o.jobs ?? availableParallelism(), units);
-  const here = (reason?: string) => ({ runner: new InThreadRunner(trace, build), ...(reason ? { reason } : {}) });
+  const here = (reason?: string) => {
+    void o.early?.close();
+    return { runner: new InThreadRunner(trace, build), ...(reason ? { reason } : {}) };
+  };
   if (threads <= 1) return here();
-  // Starting a worker and loading the modules takes a few hundred milliseconds: more than small
-  // traces take to replay. An explicit `jobs` still gets its workers.
+  // Starting a worker and loading the modules takes about 100 ms: more than small traces take to
+  // replay. An explicit `jobs` still gets its workers.
   if (o.jobs === undefined && trace.length < AUTO_WORKERS_MIN_EVENTS) return here(`a small trace (under ${AUTO_WORKERS_MIN_EVENTS} events)`);
   if (inThread !== undefined) return here(inThread);
-  const url = o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
+  if (o.early && o.early.threads >= threads) return { runner: o.early.keep(threads).share(trace) };
+  void o.early?.close();
+  const url = workerUrlOf(o);
   if (url === null) return here('no built worker entry (dist/sweep/worker.js)');
   try {
-    return { runner: new WorkerPool(url, threads, { trace: shareTrace(trace), modules: [...(o.workerModules ?? [])] }) };
+    return { runner: new WorkerPool(url, threads, { modules: [...(o.workerModules ?? [])] }).share(trace) };
   } catch (e) {
     return here(`workers could not start: ${(e as Error).message}`);
   }

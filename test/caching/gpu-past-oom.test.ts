@@ -63,6 +63,27 @@ describe('the real run\'s OOM in what-ifs, against the GPU', () => {
     expect(allocationsBeforeFirstOom(unpacked('gpt2-cpp-oom+expandable_segments-True')).allocations).toBeGreaterThan(456);
   });
 
+  it('compare: the current setting is no fit at 600 MiB (ranked after the rows that fit, failing the oom gate), the recording has no minimum capacity', () => {
+    const out = runCli(['compare', FILE, '--capacity', String(600 * MiB), '--min-capacity', '--fail-on', 'oom', '--format', 'json']);
+    expect(out.code).toBe(1);
+    const j = JSON.parse(out.stdout);
+    const row = (name: string) => j.allocators.find((e: { name: string }) => e.name === name);
+    expect(row('caching')).toMatchObject({ completed: true, summary: { oomCount: 0 }, realOomsReproduced: 1, minCapacityBytes: NEEDED });
+    expect(row('recorded')).toMatchObject({ minCapacityBytes: null, search: { guarantee: 'recorded-failure', replays: 0 } });
+    expect(row('naive').realOomsReproduced).toBeUndefined();
+    const fitting = j.allocators.filter((e: { summary: { oomCount: number }; realOomsReproduced?: number }) => e.summary.oomCount === 0 && !e.realOomsReproduced);
+    expect(fitting.map((e: { rank: number }) => e.rank)).toEqual(fitting.map((_: unknown, k: number) => k + 1));
+    expect(row('caching').rank).toBeGreaterThan(fitting.length);
+    const gate = j.gates.find((g: { gate: string }) => g.gate === 'oom');
+    expect(gate.failures.map((f: { allocator: string }) => f.allocator)).toContain('caching');
+    expect(gate.failures.find((f: { allocator: string }) => f.allocator === 'caching').message).toMatch(/caching fails at the real run's OOM at capacity 600\.00 MiB/);
+    const text = runCli(['compare', FILE, '--capacity', String(600 * MiB), '--min-capacity', '--no-color', '--width', '200']).stdout;
+    expect(text).toMatch(/✘ OOM: 3 of 5 allocators ran out of memory at capacity 600\.00 MiB: caching \(the real run's OOM\)/);
+    expect(text).toMatch(/│ caching +│ +538\.00 MiB │.*│ the real run's +│ +602 MiB │/);
+    expect(text).toMatch(/│ recorded +│.*│ the real run failed │/);
+    expect(text).toMatch(/caching: fails where the real run failed\n[\s\S]*held at the real run's OOM before event 749, by frame/);
+  });
+
   it('replay: the same verdicts, at the capacity and one byte below, and with expandable segments', () => {
     const verdict = (...args: string[]) => {
       const j = JSON.parse(runCli(['replay', FILE, '--format', 'json', ...args]).stdout);

@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KiB, MiB, runCli, tempDir } from '../helpers.js';
+import { EARLY_WORKERS_MIN_BYTES } from '../../src/cli/early-workers.js';
 
 const dir = tempDir();
 /** Writes a CSV trace (header on line 1, event k on line k + 2) and returns its path. */
@@ -196,5 +197,29 @@ describe('memsim compare (CLI)', () => {
     const report = JSON.parse(readFileSync(json, 'utf8'));
     expect(report.schema).toBe('memsim.compare/1');
     expect(report.gates[0]).toMatchObject({ gate: 'oom', failed: true });
+  });
+});
+
+describe('compare on a trace large enough for workers started before it is read', () => {
+  // 60,000 events in 1.3 MB: over the size at which compare starts its workers while it reads.
+  const rows: string[] = [];
+  for (let k = 0; k < 30_000; k++) rows.push(`alloc,tensor-${k},${1024 + (k % 97) * 512}`, `free,tensor-${k}`);
+  const big = csv('big.csv', rows);
+  expect(statSync(big).size).toBeGreaterThan(EARLY_WORKERS_MIN_BYTES);
+  const broken = csv('big-broken.csv', [...rows, 'alloc,zz,-5']);
+
+  it('gives the report of one thread', () => {
+    const threads = runCli(['compare', big, '--allocators', 'naive,bfc,caching', '--format', 'json']);
+    const one = runCli(['compare', big, '--allocators', 'naive,bfc,caching', '--format', 'json', '--jobs', '1']);
+    expect([threads.code, one.code]).toEqual([0, 0]);
+    expect(threads.stdout).toBe(one.stdout);
+    expect(JSON.parse(threads.stdout).trace.events).toBe(60_000);
+  });
+
+  it('ends with the reading error (exit 2), its workers not holding the process', () => {
+    const r = runCli(['compare', broken]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/big-broken\.csv:60002.*size/);
+    expect(r.stdout).toBe('');
   });
 });

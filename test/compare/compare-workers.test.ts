@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { renderJson } from '../../src/report/index.js';
 import { compareTrace } from '../../src/sweep/compare.js';
-import { defaultWorkerUrl } from '../../src/sweep/pool.js';
+import { defaultWorkerUrl, startWorkersEarly } from '../../src/sweep/pool.js';
+import { allocatorContender } from '../../src/sweep/contender-allocator.js';
+import type { Contender } from '../../src/sweep/contender.js';
+import { getAllocator } from '../../src/allocators/index.js';
 import { shareTrace } from '../../src/sweep/shared-trace.js';
 import { alloc, free, KiB, traceFromEvents, type EventObject } from '../helpers.js';
 import { NAIVE_COPIES, registerNaiveCopies } from './fakes.js';
@@ -72,6 +75,27 @@ describe.skipIf(!workerUrl)('compare on worker threads', () => {
     expect(shareTrace(shared).size).toBe(shared.size);
   });
 
+  it('takes workers started before the trace was read, and gives the same report', async () => {
+    const early = startWorkersEarly({ jobs: 3, workerModules: modules });
+    expect(early?.threads).toBe(3);
+    const trace = randomTrace(3000, 5);
+    const base = { allocators: rows, options, minCapacity: true, capacityStepBytes: 64 * KiB, workerModules: modules };
+    const single = await compareTrace(trace, { ...base, jobs: 1 });
+    // Two threads asked: the third early worker is stopped, the other two run the rows.
+    const { report, execution } = await compareTrace(trace, { ...base, jobs: 2, ...(early ? { early } : {}) });
+    expect(execution).toEqual({ mode: 'workers', threads: 2 });
+    expect(early?.threads).toBe(2);
+    expect(renderJson(report)).toBe(renderJson(single.report));
+  });
+
+  it('stops workers started early when the trace turns out small, and runs it in this thread', async () => {
+    const early = startWorkersEarly({ jobs: 2 });
+    const trace = traceFromEvents([alloc('a', 100), free('a')]);
+    const auto = await compareTrace(trace, { allocators: ['naive'], ...(early ? { early } : {}) });
+    expect(auto.execution.mode).toBe('in-thread');
+    await expect(early!.submit({ contender: { name: 'naive', given: {} }, capacityBytes: Infinity, onOom: 'stop', search: null })).rejects.toThrow(/closed pool/);
+  });
+
   it('turns a failing worker into an error, not a hang', async () => {
     const trace = randomTrace(50, 1);
     const failing = `data:text/javascript,${encodeURIComponent('throw new Error("worker setup exploded")')}`;
@@ -88,6 +112,20 @@ describe('compare without workers', () => {
     expect(none.execution.mode).toBe('in-thread');
     expect(none.execution.reason).toMatch(/no built worker entry/);
     expect(renderJson(none.report)).toBe(renderJson(one.report));
+  });
+});
+
+describe('compare starts the costliest rows first', () => {
+  it('submits rows by their relative cost, highest first, and reports them by rank as always', async () => {
+    const trace = traceFromEvents([alloc('a', 100), alloc('b', 300), free('a'), free('b')]);
+    const ran: string[] = [];
+    const row = (name: string, relativeCost: number | undefined): Contender => {
+      const c = allocatorContender(getAllocator('naive'), {}, trace);
+      return { ...c, name, ...(relativeCost !== undefined ? { relativeCost } : {}), run: (t, cap, onOom) => (ran.push(name), c.run(t, cap, onOom)) };
+    };
+    const { report } = await compareTrace(trace, { allocators: [], contenders: [row('cheap', undefined), row('dear', 5), row('middling', 2.5)] });
+    expect(ran).toEqual(['dear', 'middling', 'cheap']);
+    expect(report.allocators.map((e) => e.name)).toEqual(['cheap', 'dear', 'middling']);
   });
 });
 

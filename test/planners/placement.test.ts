@@ -154,6 +154,18 @@ describe('placement', () => {
         prev = e;
       }
       expect(p.bestFitAt(p.positions([i])[0] as number, gapBytes)).toBe(bestAt < 0 ? prev : bestAt);
+      // bestFitBelow: the same over the gaps up to a heap size too (XLA's free chunks), -1 when none holds it.
+      for (const heap of [0, prev - 1, prev, prev + gapBytes - 1, prev + gapBytes, prev + 3 * gapBytes]) {
+        let below = -1;
+        let bestBelow = Infinity;
+        let end = 0;
+        for (const [s, e] of [...want, [heap, heap]] as [number, number][]) {
+          if (s - end >= gapBytes && s - end < bestBelow) [bestBelow, below] = [s - end, end];
+          end = Math.max(end, e);
+        }
+        expect(p.bestFitBelow(p.positions([i])[0] as number, gapBytes, heap)).toBe(below);
+        expect(p.lastRunEnd).toBe(prev);
+      }
       const conflicting = Array.from(p.conflicting(i));
       const byOffset = placed.filter((j) => overlaps(r, i, j)); // placement order: a stable sort by offset keeps it on ties
       byOffset.sort((x, y) => (p.offsets[x] as number) - (p.offsets[y] as number));

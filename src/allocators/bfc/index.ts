@@ -41,6 +41,7 @@ export function assumedLimitBytes(peakLiveBytes: number): number {
 
 export const bfc = defineAllocator({
   name: 'bfc',
+  relativeCost: 1.5,
   summary: "TensorFlow's best-fit-with-coalescing allocator (GPU_0_bfc, TF 2.12–2.14): bins, regions, exact OOM dump",
   options: {
     allow_growth: opt.boolean(false, 'grow regions on demand from 2 MiB (true) or reserve the whole memory limit at the first request'),

@@ -16,6 +16,7 @@ export { allocConfLine, compactRoundup } from './what-if.js';
 
 export const caching = defineAllocator({
   name: 'caching',
+  relativeCost: 2.2,
   summary: "PyTorch's CUDA caching allocator: small/large pools, best fit per stream, splits, expandable segments, GC",
   options: cachingOptions,
   defaultsFromTrace,

@@ -15,6 +15,7 @@ export { binIndex, chunkBytes, regularBinCount, lifetimesOverlap, POLICY_INTERVA
  */
 export const lifetimePool = defineAllocator({
   name: 'lifetime-pool',
+  relativeCost: 2.5,
   summary: "pooled lifetime bins learned from a few steps (DeepRec's TensorPoolAllocator + MemoryPlanner)",
   options: {
     start_step: opt.integer(100, 'session run (counted from 0, one per change of step id) at which lifetime statistics start (START_STATISTIC_STEP)', { min: 0 }),

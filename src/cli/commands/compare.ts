@@ -18,6 +18,7 @@ import { comparisonPage } from '../html.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
 import { describeSystemError } from '../../util/system-error.js';
+import { earlyWorkers } from '../early-workers.js';
 
 const schema = z.object({
   allocators: z.string().default('all'),
@@ -131,6 +132,7 @@ Examples:
         const allocators = o.allocators.trim() === 'all' ? 'all' : splitConfigurations(o.allocators);
         if (allocators !== 'all' && allocators.length === 0) throw new UsageError('--allocators: no allocator named');
 
+        const early = earlyWorkers(tracePath, o.jobs);
         const trace = readTrace(tracePath, readOptions(o));
         // A baseline of another trace or capacity is refused before any replay.
         const capacity = effectiveCapacity(trace, o.capacity);
@@ -155,6 +157,7 @@ Examples:
             capacityStepBytes: o.capacityStep,
             capacitySearch: o.capacitySearch,
             ...(o.jobs !== undefined ? { jobs: o.jobs } : {}),
+            ...(early ? { early } : {}),
             onProgress: (done, total) => progress.update(done, total, 'allocators'),
           });
         } finally {

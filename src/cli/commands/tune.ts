@@ -17,6 +17,7 @@ import { htmlDestination, Progress, type ProgressMode, reportWidth, useColor, wr
 import { bytesArg, collect, intArg, parseOptions, WIDTH_HELP, widthArg } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { describeSystemError } from '../../util/system-error.js';
+import { earlyWorkers } from '../early-workers.js';
 
 const schema = z.object({
   allocators: z.string().optional(),
@@ -117,6 +118,7 @@ Examples:
           if (tracePath === undefined) throw new UsageError('missing the trace (or --merge part files)');
           if (o.shard !== undefined && o.format !== 'text' && o.format !== 'json') throw new UsageError('--shard writes a part (JSON) for --merge; --format does not apply');
           const allocators = o.allocators === undefined ? undefined : o.allocators.trim() === 'all' ? 'all' : splitConfigurations(o.allocators);
+          const early = earlyWorkers(tracePath, o.jobs);
           const trace = readTrace(tracePath, readOptions(o));
           const progress = new Progress(o.progress as ProgressMode, 'tune', true);
           let result;
@@ -131,6 +133,7 @@ Examples:
               ...(o.start ? { start: o.start } : {}),
               ...(o.shard ? { shard: o.shard } : {}),
               ...(o.jobs !== undefined ? { jobs: o.jobs } : {}),
+              ...(early ? { early } : {}),
               onProgress: (done, total) => progress.update(done, total, 'configurations'),
             });
           } finally {

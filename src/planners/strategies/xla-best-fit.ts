@@ -27,28 +27,14 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
       p.place(rec, 0, false);
       continue;
     }
-    let fitOffset = -1;
-    let fitSize = Infinity;
-    const useFreeChunk = (freeOffset: number, freeSize: number): void => {
-      if (freeSize < size) return;
-      if (freeSize < fitSize) {
-        fitOffset = freeOffset;
-        fitSize = freeSize;
-      }
-    };
-    // The gaps between the chunks that overlap it in time are those of their union (see Placement);
-    // gaps narrower than the buffer never take it, so runs closer than its size are one.
-    let offset = 0;
-    const m = p.occupiedAt(pos[k] as number, size);
-    for (let j = 0; j < m; j++) {
-      const chunkOffset = p.runStart[j] as number;
-      if (offset < chunkOffset) useFreeChunk(offset, chunkOffset - offset);
-      offset = p.runEnd[j] as number;
-    }
-    useFreeChunk(offset, heapSize - offset);
+    // The gaps between the chunks that overlap it in time are those of their union (see Placement),
+    // and the space above them up to the heap's size; gaps narrower than the buffer never take it,
+    // so runs closer than its size are one. The smallest that holds it (the lowest on ties), as
+    // FindChunkCandidate's walk keeps it; when none does, on top of the highest of them.
+    let fitOffset = p.bestFitBelow(pos[k] as number, size, heapSize);
     if (fitOffset < 0) {
-      fitOffset = offset;
-      heapSize = offset + size;
+      fitOffset = p.lastRunEnd;
+      heapSize = fitOffset + size;
     }
     p.placeAt(rec, pos[k] as number, size, fitOffset);
   }

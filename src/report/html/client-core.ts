@@ -85,6 +85,11 @@ export const CLIENT_CORE_JS = String.raw`
     for (var k = 0; k < states.length; k++) if (states[k].reason === 'peak-reserved') return k;
     return states.length > 0 ? 0 : -1;
   };
+  M.realOomState = function (r, k) {
+    var states = M.data.runs[r].states;
+    for (var j = 0; j < states.length; j++) if (states[j].realOom === k) return j;
+    return -1;
+  };
   M.oomState = function (r, oom) {
     var states = M.data.runs[r].states;
     for (var k = 0; k < states.length; k++) if (states[k].reason === 'oom' && states[k].oom === oom) return k;

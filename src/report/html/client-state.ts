@@ -57,6 +57,7 @@ window.memsim.parts.push(function (M, D) {
   }
 
   function momentLabel(st) {
+    if (st.realOom !== undefined) return "the real run's OOM · before event " + M.fmtCount(st.event + 1);
     if (st.reason === 'oom') return 'OOM ' + (st.oom + 1) + ' · event ' + M.fmtCount(st.event);
     if (st.reason === 'peak-reserved') return 'peak reserved · event ' + M.fmtCount(st.event);
     if (st.reason === 'peak-live') return 'peak live · event ' + M.fmtCount(st.event);
@@ -91,6 +92,14 @@ window.memsim.parts.push(function (M, D) {
     var canvas = document.getElementById('state-map');
     canvas.addEventListener('mousemove', hover);
     canvas.addEventListener('mouseleave', function () { document.getElementById('state-tip').hidden = true; });
+    var realButtons = document.querySelectorAll('button.show-real-oom');
+    for (var rb = 0; rb < realButtons.length; rb++) {
+      realButtons[rb].addEventListener('click', function (e) {
+        var r = Number(e.currentTarget.dataset.run), k = M.realOomState(r, Number(e.currentTarget.dataset.realOom));
+        if (k >= 0) M.showState(r, k, null);
+        document.getElementById('state').scrollIntoView();
+      });
+    }
     var buttons = document.querySelectorAll('button.show-oom');
     for (var b = 0; b < buttons.length; b++) {
       buttons[b].addEventListener('click', function (e) {
@@ -124,7 +133,10 @@ window.memsim.parts.push(function (M, D) {
     if (!st) { head.textContent = run.name + ': no state captured'; note.textContent = ''; M.drawState(); return; }
     momentSel.value = String(k);
     var t = st.totals, when;
-    if (st.reason === 'oom') {
+    if (st.realOom !== undefined && run.realRunOoms) {
+      var ro = run.realRunOoms[st.realOom];
+      when = "when the real run's request of " + M.fmtBytes(ro.sizeBytes) + ' failed on the device, before event ' + M.fmtCount(ro.beforeEvent) + ' (after event ' + M.fmtCount(st.event) + ', step ' + st.step + ')';
+    } else if (st.reason === 'oom') {
       var o = run.ooms[st.oom];
       when = 'at OOM ' + (st.oom + 1) + ': the request of ' + M.fmtBytes(o.sizeBytes) + ' at event ' + M.fmtCount(o.event) + ' failed (' + o.kind + ')';
     } else {

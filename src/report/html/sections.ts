@@ -122,15 +122,17 @@ function oomDetails(run: VisualRun, runIndex: number, k: number): string {
 }
 
 /** The real run's OOMs a simulation met: the verdict, who held the memory then, the simulation's message. */
-function realOomsHtml(run: VisualRun): string[] {
+function realOomsHtml(run: VisualRun, runIndex: number): string[] {
   return (run.realRunOoms ?? []).slice(0, OOMS_IN_FULL).map((o, k) => {
     const held = o.holders;
     const group = run.attribution ? `, by ${run.attribution.groupBy}` : '';
     const title = realOomTitle(o, held ?? undefined);
+    const hasState = run.states.some((s) => s.realOom === k);
     return [
       `<details class="oom"${k === 0 ? ' open' : ''}>`,
       `<summary>${esc(`${title[0]?.toUpperCase()}${title.slice(1)}`)}</summary>`,
       held ? `<p>Held when the real run failed${esc(group)}:</p>\n${htmlTable(holderHead(run.attribution?.groupBy ?? 'tag'), holderRows(held, (x) => x), HOLDER_ALIGN)}` : '',
+      hasState ? `<p><button type="button" class="show-real-oom" data-run="${runIndex}" data-real-oom="${k}">show ${esc(run.name)}'s state when the real run failed</button></p>` : '',
       o.reproduced === true && o.message !== undefined ? `<p class="muted">${esc(run.name)} says:</p>\n<pre class="native">${esc(o.message)}</pre>` : '',
       '</details>',
     ].join('\n');
@@ -141,7 +143,7 @@ function realOomsHtml(run: VisualRun): string[] {
 export function oomsHtml(d: VisualReport<CompareReport>): string {
   const out: string[] = [];
   d.runs.forEach((run, r) => {
-    const real = realOomsHtml(run);
+    const real = realOomsHtml(run, r);
     if (real.length > 0) out.push(`<h3><code>${esc(run.name)}</code>: the real run's OOM${run.realRunOoms!.length === 1 ? '' : 's'}</h3>`, ...real);
     if (run.summary.oomCount === 0) return;
     out.push(`<h3><code>${esc(run.name)}</code>: ${formatCount(run.summary.oomCount)} OOM${run.summary.oomCount === 1 ? '' : 's'}</h3>`);
