@@ -43,6 +43,10 @@ export class SegmentLayout {
   private segExp = new Uint8Array(64);
   private segIds = 0;
   private freeSegIds: number[] = [];
+  /** The segment {@link segNodeAt} found last (a cursor of `segs`, -1: none) and its range. */
+  private lastSeg = -1;
+  private lastSegStart = 0;
+  private lastSegEnd = 0;
   /** Free ranges keyed (start, end), and the same keyed (size, start). */
   private readonly gaps = new OrderedSet();
   private readonly gapSizes = new OrderedSet();
@@ -114,10 +118,21 @@ export class SegmentLayout {
     return id;
   }
 
-  /** The node of the segment containing `addr`, or -1. */
+  /** The node of the segment containing `addr`, or -1 (the last one found answers again while it contains `addr`). */
   private segNodeAt(addr: number): number {
+    if (this.lastSeg >= 0 && addr >= this.lastSegStart && addr < this.lastSegEnd) return this.lastSeg;
     const n = this.segs.predecessor(addr, Infinity);
-    return n >= 0 && this.segs.b(n) > addr ? n : -1;
+    if (n < 0 || this.segs.b(n) <= addr) return -1;
+    this.lastSeg = n;
+    this.lastSegStart = this.segs.a(n);
+    this.lastSegEnd = this.segs.b(n);
+    return n;
+  }
+
+  /** The segments, about to change: the segment {@link segNodeAt} found last is forgotten (its cursor goes stale). */
+  private segsChanged(): OrderedSet {
+    this.lastSeg = -1;
+    return this.segs;
   }
 
   /** The segment containing `addr`, or undefined. */
@@ -216,7 +231,7 @@ export class SegmentLayout {
   /** Adds a wholly free segment; false (and nothing added) when it overlaps an existing one. */
   addSegment(start: number, size: number, stream: number, pool: number, isExpandable: boolean): boolean {
     if (size <= 0 || this.overlapsSegment(start, start + size)) return false;
-    this.segs.insert(start, start + size, this.newSegId(stream, pool, isExpandable));
+    this.segsChanged().insert(start, start + size, this.newSegId(stream, pool, isExpandable));
     this.addFreeAround(start, start + size);
     this.reservedBytes += size;
     return true;
@@ -282,7 +297,7 @@ export class SegmentLayout {
     for (let g = this.gaps.lowerBound(start, -Infinity); g >= 0 && this.gaps.a(g) < end; g = this.gaps.lowerBound(start, -Infinity)) {
       this.removeGap(this.gaps.a(g), this.gaps.b(g));
     }
-    this.segs.remove(start, end);
+    this.segsChanged().remove(start, end);
     this.freeSegIds.push(id);
     this.reservedBytes -= end - start;
     return wasFree && end - start === size;
@@ -311,7 +326,7 @@ export class SegmentLayout {
       p = p === POOL_UNKNOWN ? (this.segPool[this.segs.payload(right)] as number) : p;
       this.dropSegNode(right);
     }
-    this.segs.insert(s, e, this.newSegId(stream, p, true));
+    this.segsChanged().insert(s, e, this.newSegId(stream, p, true));
     this.reservedBytes += size;
     this.addFreeAround(start, end);
     return true;
@@ -324,7 +339,7 @@ export class SegmentLayout {
 
   private dropSegNode(node: number): void {
     this.freeSegIds.push(this.segs.payload(node));
-    this.segs.remove(this.segs.a(node), this.segs.b(node));
+    this.segsChanged().remove(this.segs.a(node), this.segs.b(node));
   }
 
   /**
@@ -342,8 +357,8 @@ export class SegmentLayout {
     const pool = this.segPool[id] as number;
     const exp = this.segExp[id] === 1;
     this.dropSegNode(n);
-    if (s < start) this.segs.insert(s, start, this.newSegId(stream, pool, exp));
-    if (end < e) this.segs.insert(end, e, this.newSegId(stream, pool, exp));
+    if (s < start) this.segsChanged().insert(s, start, this.newSegId(stream, pool, exp));
+    if (end < e) this.segsChanged().insert(end, e, this.newSegId(stream, pool, exp));
     this.reservedBytes -= size;
     return true;
   }

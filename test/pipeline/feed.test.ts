@@ -10,6 +10,7 @@ import { readEarly } from '../../src/trace/pipeline/early.js';
 import { takeEarlyReading } from '../../src/trace/pipeline/early-slot.js';
 import { TraceFeed } from '../../src/trace/pipeline/feed.js';
 import { PIPELINE_EVERY } from '../../src/trace/pipeline/protocol.js';
+import { movedBuffers } from '../../src/trace/pipeline/reader-work.js';
 import { readTrace } from '../../src/trace/read.js';
 import { tempDir } from '../helpers.js';
 
@@ -100,6 +101,31 @@ describe('replaying a trace while another thread reads it', () => {
       const [piped, seq] = await both(p, { allocator, capacityBytes: 2 ** 30, onOom: 'continue' }, 1000);
       expect(seq).toContain('"oomCount"');
       expect(piped).toBe(seq);
+    }
+  });
+
+  it('ids, decimal or not, whose index moves to the replaying thread with the last message: the same ids and lookups', async () => {
+    const n = 30_000;
+    const encoder = new TextEncoder();
+    for (const name of [(k: number): string => String(k), (k: number): string => `t${(k * 7919) % 100_003}x`]) {
+      const lines = ['op,id,size,step'];
+      for (let k = 0; k < n; k++) lines.push(`alloc,${name(k)},${(k % 1000) + 1},${k >> 10}`);
+      for (let k = 0; k < n; k += 2) lines.push(`free,${name(k)},,${n >> 10}`);
+      const p = write(lines.join('\n') + '\n');
+      const want = readTrace(p);
+      // The index is an ordinary array, large enough to be moved rather than copied.
+      expect(movedBuffers(want).reduce((s, b) => s + b.byteLength, 0)).toBeGreaterThanOrEqual(4 * n);
+      const [piped, seq] = await both(p, { allocator: 'bfc' }, 4096);
+      expect(piped).toBe(seq);
+      const feed = await TraceFeed.open(p, {}, 4096);
+      if (!feed) throw new Error('no reading thread (run npm run build)');
+      const trace = await feed.finish();
+      expect(trace.ids.toArray()).toEqual(want.ids.toArray());
+      for (const k of [0, 1, 12_345, n - 1]) {
+        const id = encoder.encode(name(k));
+        expect(trace.ids.lookup(id, 0, id.length)).toBe(want.ids.lookup(id, 0, id.length));
+      }
+      expect(trace.ids.lookup(encoder.encode('absent'), 0, 6)).toBe(want.ids.lookup(encoder.encode('absent'), 0, 6));
     }
   });
 

@@ -27,6 +27,6 @@ const { readAndPost } = bundle.load(READER_WORK_MODULE) as typeof Work;
 const port = threads.parentPort as NonNullable<typeof threads.parentPort>;
 void readAndPost(
   threads.workerData as ReaderInit,
-  (m) => port.postMessage(m),
+  (m, move) => port.postMessage(m, move),
   () => bundle.writeCache(),
 );

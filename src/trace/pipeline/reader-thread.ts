@@ -7,4 +7,4 @@ import type { ReaderInit } from './protocol.js';
 import { readAndPost } from './reader-work.js';
 
 const port = parentPort as NonNullable<typeof parentPort>;
-void readAndPost(workerData as ReaderInit, (m) => port.postMessage(m));
+void readAndPost(workerData as ReaderInit, (m, move) => port.postMessage(m, move));
