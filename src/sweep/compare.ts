@@ -9,6 +9,7 @@ import type { CompareJobResult, ContenderRef } from './jobs.js';
 import { openRunner, type WorkerPool } from './pool.js';
 import { type Contender, type ContenderKind, createContender, listContenders } from './contenders.js';
 import { OFFLINE_BOUND_NOTE } from './contender-planner.js';
+import { runFits } from './contender.js';
 import type { OnOom, OomRecord } from '../sim/replay.js';
 import { type ReplaySummary, type TraceInfo, traceInfo } from '../sim/report.js';
 import type { StartChoice, StartMode } from '../sim/start.js';
@@ -47,9 +48,9 @@ export interface CompareEntry {
   realOomsReproduced?: number;
 }
 
-/** A row fails: it ran out of memory, or failed where the real run failed. */
-export function entryFails(e: Pick<CompareEntry, 'summary' | 'realOomsReproduced'>): boolean {
-  return e.summary.oomCount > 0 || (e.realOomsReproduced ?? 0) > 0;
+/** A row fails: it ran out of memory, or failed where the real run failed (see {@link runFits}). */
+export function entryFails(e: CompareEntry | Omit<CompareEntry, 'rank'>): boolean {
+  return !runFits(e);
 }
 
 /** `memsim.compare/1`: the JSON report of `compare`, a stable contract for CI. */
