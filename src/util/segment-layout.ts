@@ -1,4 +1,5 @@
 import { LiveBlocks } from './live-blocks.js';
+import { SegmentAttributes } from './segment-attributes.js';
 import { OrderedSet } from './ordered-set.js';
 
 /** Pool of a segment, as PyTorch's caching allocator names them. */
@@ -38,11 +39,8 @@ export interface LayoutSegment {
 export class SegmentLayout {
   /** Segments keyed (start, end), payload = segment id. */
   private readonly segs = new OrderedSet();
-  private segStream = new Float64Array(64);
-  private segPool = new Int8Array(64);
-  private segExp = new Uint8Array(64);
-  private segIds = 0;
-  private freeSegIds: number[] = [];
+  /** Each segment's stream, pool and expandability, by the id that is its payload in `segs`. */
+  private readonly attrs = new SegmentAttributes();
   /** The segment {@link segNodeAt} found last (a cursor of `segs`, -1: none) and its range. */
   private lastSeg = -1;
   private lastSegStart = 0;
@@ -98,26 +96,6 @@ export class SegmentLayout {
     return n < 0 ? 0 : this.gapSizes.a(n);
   }
 
-  private newSegId(stream: number, pool: number, expandable: boolean): number {
-    const id = this.freeSegIds.pop() ?? this.segIds++;
-    if (id >= this.segStream.length) {
-      const n = this.segStream.length * 2;
-      const s = new Float64Array(n);
-      s.set(this.segStream);
-      this.segStream = s;
-      const p = new Int8Array(n);
-      p.set(this.segPool);
-      this.segPool = p;
-      const e = new Uint8Array(n);
-      e.set(this.segExp);
-      this.segExp = e;
-    }
-    this.segStream[id] = stream;
-    this.segPool[id] = pool;
-    this.segExp[id] = expandable ? 1 : 0;
-    return id;
-  }
-
   /** The node of the segment containing `addr`, or -1 (the last one found answers again while it contains `addr`). */
   private segNodeAt(addr: number): number {
     if (this.lastSeg >= 0 && addr >= this.lastSegStart && addr < this.lastSegEnd) return this.lastSeg;
@@ -146,9 +124,9 @@ export class SegmentLayout {
     return {
       start: this.segs.a(n),
       end: this.segs.b(n),
-      stream: this.segStream[id] as number,
-      pool: this.segPool[id] as number,
-      isExpandable: this.segExp[id] === 1,
+      stream: this.attrs.stream(id),
+      pool: this.attrs.pool(id),
+      isExpandable: this.attrs.isExpandable(id),
     };
   }
 
@@ -231,7 +209,7 @@ export class SegmentLayout {
   /** Adds a wholly free segment; false (and nothing added) when it overlaps an existing one. */
   addSegment(start: number, size: number, stream: number, pool: number, isExpandable: boolean): boolean {
     if (size <= 0 || this.overlapsSegment(start, start + size)) return false;
-    this.segsChanged().insert(start, start + size, this.newSegId(stream, pool, isExpandable));
+    this.segsChanged().insert(start, start + size, this.attrs.add(stream, pool, isExpandable));
     this.addFreeAround(start, start + size);
     this.reservedBytes += size;
     return true;
@@ -298,7 +276,7 @@ export class SegmentLayout {
       this.removeGap(this.gaps.a(g), this.gaps.b(g));
     }
     this.segsChanged().remove(start, end);
-    this.freeSegIds.push(id);
+    this.attrs.remove(id);
     this.reservedBytes -= end - start;
     return wasFree && end - start === size;
   }
@@ -317,16 +295,16 @@ export class SegmentLayout {
     const left = this.segs.predecessor(start, -Infinity);
     if (left >= 0 && this.segs.b(left) === start && this.joinable(left, stream)) {
       s = this.segs.a(left);
-      p = p === POOL_UNKNOWN ? (this.segPool[this.segs.payload(left)] as number) : p;
+      p = p === POOL_UNKNOWN ? this.attrs.pool(this.segs.payload(left)) : p;
       this.dropSegNode(left);
     }
     const right = this.segs.lowerBound(end, -Infinity);
     if (right >= 0 && this.segs.a(right) === end && this.joinable(right, stream)) {
       e = this.segs.b(right);
-      p = p === POOL_UNKNOWN ? (this.segPool[this.segs.payload(right)] as number) : p;
+      p = p === POOL_UNKNOWN ? this.attrs.pool(this.segs.payload(right)) : p;
       this.dropSegNode(right);
     }
-    this.segsChanged().insert(s, e, this.newSegId(stream, p, true));
+    this.segsChanged().insert(s, e, this.attrs.add(stream, p, true));
     this.reservedBytes += size;
     this.addFreeAround(start, end);
     return true;
@@ -334,11 +312,11 @@ export class SegmentLayout {
 
   private joinable(node: number, stream: number): boolean {
     const id = this.segs.payload(node);
-    return this.segExp[id] === 1 && this.segStream[id] === stream;
+    return this.attrs.isExpandable(id) && this.attrs.stream(id) === stream;
   }
 
   private dropSegNode(node: number): void {
-    this.freeSegIds.push(this.segs.payload(node));
+    this.attrs.remove(this.segs.payload(node));
     this.segsChanged().remove(this.segs.a(node), this.segs.b(node));
   }
 
@@ -353,12 +331,12 @@ export class SegmentLayout {
     const s = this.segs.a(n);
     const e = this.segs.b(n);
     const id = this.segs.payload(n);
-    const stream = this.segStream[id] as number;
-    const pool = this.segPool[id] as number;
-    const exp = this.segExp[id] === 1;
+    const stream = this.attrs.stream(id);
+    const pool = this.attrs.pool(id);
+    const exp = this.attrs.isExpandable(id);
     this.dropSegNode(n);
-    if (s < start) this.segsChanged().insert(s, start, this.newSegId(stream, pool, exp));
-    if (end < e) this.segsChanged().insert(end, e, this.newSegId(stream, pool, exp));
+    if (s < start) this.segsChanged().insert(s, start, this.attrs.add(stream, pool, exp));
+    if (end < e) this.segsChanged().insert(end, e, this.attrs.add(stream, pool, exp));
     this.reservedBytes -= size;
     return true;
   }
