@@ -53,22 +53,9 @@ export function reportWidth(given: number | undefined, toFile: boolean): number 
  */
 export function writeOutput(content: string | readonly Uint8Array[], output: string | undefined): void {
   try {
-    if (typeof content === 'string') writeText(output, content);
-    else writeChunks(output, content);
+    writeText(output, content);
   } catch (e) {
     if (!(e instanceof OutputClosed)) throw e;
-  }
-}
-
-/** Writes UTF-8 chunks in turn to `path` (`-` or undefined: standard output). */
-function writeChunks(path: string | undefined, chunks: readonly Uint8Array[]): void {
-  const out = new OutputFile(path ?? '-');
-  try {
-    for (const chunk of chunks) out.bytes(chunk);
-    out.close();
-  } catch (e) {
-    out.abandon();
-    throw e;
   }
 }
 

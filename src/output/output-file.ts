@@ -94,11 +94,15 @@ export class OutputFile {
   }
 }
 
-/** Writes `text` whole to `path` (`-` or undefined: standard output) through an {@link OutputFile}. */
-export function writeText(path: string | undefined, text: string): void {
+/**
+ * Writes `text` whole to `path` (`-` or undefined: standard output) through an {@link OutputFile}:
+ * a string, or its UTF-8 bytes as chunks written in turn (a large output built as bytes).
+ */
+export function writeText(path: string | undefined, text: string | readonly Uint8Array[]): void {
   const out = new OutputFile(path ?? '-');
   try {
-    out.write(text);
+    if (typeof text === 'string') out.write(text);
+    else for (const chunk of text) out.bytes(chunk);
     out.close();
   } catch (e) {
     out.abandon();
