@@ -1,12 +1,14 @@
 /**
  * Orders of record indices by integer keys, without a comparator: stable least-significant-digit
- * radix sorts, one pass per 11 bits of the largest key, each a count and a scatter. Sorting by the
+ * radix sorts, one pass per 16 bits of the largest key (digits as wide as that many passes need:
+ * keys below 2^20 take two passes of 10 bits, whose counts stay in the first-level cache), each a
+ * count and a scatter. Sorting by the
  * last key first and by the first key last gives the order by the keys in turn, ties in record
  * order (each pass keeps the order of the last).
  */
 
-const DIGIT_BITS = 11;
-const DIGITS = 1 << DIGIT_BITS;
+/** The widest digit: its counts (256 KiB) fit a second-level cache. */
+const MAX_DIGIT_BITS = 16;
 
 /** The largest of the n keys if they are all integers in [0, 2^32), else -1 (no radix order then). */
 export function radixKeyMax(key: ArrayLike<number>, n: number): number {
@@ -39,22 +41,26 @@ export function radixDescending(key: ArrayLike<number>, order: Uint32Array, maxK
   let ord: Uint32Array = order;
   let keysOut = new Uint32Array(n);
   let ordOut: Uint32Array = new Uint32Array(n);
-  const count = new Int32Array(DIGITS);
-  for (let shift = 0; shift < 32 && maxKey >>> shift > 0; shift += DIGIT_BITS) {
+  const keyBits = 32 - Math.clz32(maxKey);
+  const passes = Math.ceil(keyBits / MAX_DIGIT_BITS);
+  const digitBits = Math.ceil(keyBits / Math.max(1, passes));
+  const mask = (1 << digitBits) - 1;
+  const count = new Int32Array(mask + 1);
+  for (let pass = 0, shift = 0; pass < passes; pass++, shift += digitBits) {
     count.fill(0);
     for (let k = 0; k < n; k++) {
-      const d = ((keys[k] as number) >>> shift) & (DIGITS - 1);
+      const d = ((keys[k] as number) >>> shift) & mask;
       count[d] = (count[d] as number) + 1;
     }
     let sum = 0;
-    for (let d = 0; d < DIGITS; d++) {
+    for (let d = 0; d <= mask; d++) {
       const c = count[d] as number;
       count[d] = sum;
       sum += c;
     }
     for (let k = 0; k < n; k++) {
       const x = keys[k] as number;
-      const d = (x >>> shift) & (DIGITS - 1);
+      const d = (x >>> shift) & mask;
       const at = count[d] as number;
       count[d] = at + 1;
       keysOut[at] = x;

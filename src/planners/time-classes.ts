@@ -74,15 +74,10 @@ export class TimeClasses {
     this.classCount = classCount;
     for (let i = 0; i < n; i++) classOf[i] = rank[classOf[i] as number] as number;
     // Counting sort by first time (stable), then by class (stable): class-major, then first, then index.
-    const byTime = new Int32Array(T + 1);
-    for (let i = 0; i < n; i++) byTime[(fi[i] as number) + 1] = (byTime[(fi[i] as number) + 1] as number) + 1;
-    for (let t = 0; t < T; t++) byTime[t + 1] = (byTime[t + 1] as number) + (byTime[t] as number);
-    const startOrder = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      const t = fi[i] as number;
-      startOrder[byTime[t] as number] = i;
-      byTime[t] = (byTime[t] as number) + 1;
-    }
+    // Records listed by first time already (a trace's) are their own order by first time.
+    let ascending = true;
+    for (let i = 1; i < n && ascending; i++) ascending = (fi[i - 1] as number) <= (fi[i] as number);
+    const startOrder = ascending ? null : byFirstTime(fi, T);
     const classStart = new Int32Array(classCount + 1);
     for (let i = 0; i < n; i++) classStart[(classOf[i] as number) + 1] = (classStart[(classOf[i] as number) + 1] as number) + 1;
     for (let k = 0; k < classCount; k++) classStart[k + 1] = (classStart[k + 1] as number) + (classStart[k] as number);
@@ -92,7 +87,7 @@ export class TimeClasses {
     this.first = new Int32Array(n);
     this.last = new Int32Array(n);
     for (let j = 0; j < n; j++) {
-      const i = startOrder[j] as number;
+      const i = startOrder ? (startOrder[j] as number) : j;
       const k = classOf[i] as number;
       const p = fill[k] as number;
       fill[k] = p + 1;
@@ -137,4 +132,19 @@ export class TimeClasses {
   windowEnd(k: number, b: number): number {
     return this.startTable[k * this.steps + (b >> this.grainBits) + 1] as number;
   }
+}
+
+/** Record indices by first time index (a stable counting sort: ties in record order). */
+function byFirstTime(fi: Int32Array, T: number): Int32Array {
+  const n = fi.length;
+  const byTime = new Int32Array(T + 1);
+  for (let i = 0; i < n; i++) byTime[(fi[i] as number) + 1] = (byTime[(fi[i] as number) + 1] as number) + 1;
+  for (let t = 0; t < T; t++) byTime[t + 1] = (byTime[t + 1] as number) + (byTime[t] as number);
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const t = fi[i] as number;
+    order[byTime[t] as number] = i;
+    byTime[t] = (byTime[t] as number) + 1;
+  }
+  return order;
 }

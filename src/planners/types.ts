@@ -37,6 +37,13 @@ export interface UsageRecords {
 /** Ids by record index; a trace's IdTable is one (ids are made only when asked for). */
 export interface RecordIds {
   get(i: number): string;
+  /**
+   * Optional, together: the id of record i written as UTF-8 into `out` at `pos` (room for
+   * `bytesOf(i)` bytes), returning the position after it, and that room: ids written without a
+   * string made (IdTable has them).
+   */
+  writeId?(i: number, out: Uint8Array, pos: number): number;
+  bytesOf?(i: number): number;
 }
 
 /** `objects`: records share whole objects; `offsets`: records get offsets in one arena. */

@@ -1,5 +1,5 @@
 import type { PlanResultOk } from '../planners/run.js';
-import type { UsageRecords } from '../planners/types.js';
+import type { RecordIds, UsageRecords } from '../planners/types.js';
 import { writeDecimal } from '../trace/id-decimal.js';
 
 const csvField = (s: string): string => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
@@ -28,7 +28,7 @@ export function planCsvBytes(r: UsageRecords, offsets: ArrayLike<number>): Uint8
     out.text(ids ? 'id,size,first,last,offset\n' : 'size,first,last,offset\n');
     for (let i = 0; i < r.count; i++) {
       if (ids) {
-        out.field(ids.get(i));
+        out.id(ids, i);
         out.comma();
       }
       out.number(r.size[i] as number);
@@ -43,7 +43,7 @@ export function planCsvBytes(r: UsageRecords, offsets: ArrayLike<number>): Uint8
   } else {
     out.text('id,lower,upper,size,offset\n');
     for (let i = 0; i < r.count; i++) {
-      if (ids) out.field(ids.get(i));
+      if (ids) out.id(ids, i);
       else out.number(i);
       out.comma();
       out.number(r.first[i] as number);
@@ -111,6 +111,30 @@ class CsvBytes {
       buf[p++] = c;
     }
     this.pos = p;
+  }
+
+  /**
+   * The id of record i as {@link field} writes it: written in place when the ids can, and kept when
+   * its bytes are plain ASCII with nothing to quote (then they are the string's), else as a field.
+   */
+  id(ids: RecordIds, i: number): void {
+    if (!ids.writeId || !ids.bytesOf) {
+      this.field(ids.get(i));
+      return;
+    }
+    this.room(ids.bytesOf(i));
+    const buf = this.buf;
+    const start = this.pos;
+    const end = ids.writeId(i, buf, start);
+    for (let k = start; k < end; k++) {
+      const c = buf[k] as number;
+      if (c >= 128 || c === 34 || c === COMMA || c === NEWLINE || c === 13) {
+        this.pos = start;
+        this.field(ids.get(i));
+        return;
+      }
+    }
+    this.pos = end;
   }
 
   /** A number as `String(x)` writes it. */

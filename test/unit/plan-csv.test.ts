@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { idList, type UsageRecords } from '../../src/planners/index.js';
+import type { RecordIds } from '../../src/planners/types.js';
 import { renderPlanCsv } from '../../src/report/plan-csv.js';
 
 const quoted = (s: string): string => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
@@ -38,6 +39,19 @@ const numberArb = fc.oneof(
   fc.constantFrom(1e9, 1e9 - 1, 1e9 + 1, 9e15 - 1, 8999999999999999, 2 ** 53 - 1, 2 ** 53, 2 ** 60, -1, -123456789012, 0.5, 1e21, 1.5e-7, -0.0000012345678901234567),
 );
 
+/** Ids that write their UTF-8 bytes into the CSV's buffer themselves. */
+function writingIds(ids: readonly string[]): RecordIds {
+  const bytes = ids.map((id) => new TextEncoder().encode(id));
+  return {
+    get: (i) => ids[i] as string,
+    bytesOf: (i) => (bytes[i] as Uint8Array).length,
+    writeId: (i, out, pos) => {
+      out.set(bytes[i] as Uint8Array, pos);
+      return pos + (bytes[i] as Uint8Array).length;
+    },
+  };
+}
+
 /** Ids plain, with CSV's special characters, and beyond ASCII. */
 const idArb = fc.oneof(
   fc.stringMatching(/^[a-z0-9_.:/-]{0,12}$/),
@@ -49,15 +63,17 @@ const recordsArb = fc
   .record({
     rows: fc.array(fc.record({ size: numberArb, first: numberArb, last: numberArb, offset: numberArb, id: idArb }), { maxLength: 40 }),
     withIds: fc.boolean(),
+    // Ids that write their own bytes (as a trace's IdTable does), or strings only.
+    writesIds: fc.boolean(),
     format: fc.constantFrom('records', 'records-csv', 'minimalloc-csv', 'trace:csv'),
   })
-  .map(({ rows, withIds, format }) => {
+  .map(({ rows, withIds, writesIds, format }) => {
     const r: UsageRecords = {
       count: rows.length,
       size: Float64Array.from(rows, (x) => x.size),
       first: Float64Array.from(rows, (x) => x.first),
       last: Float64Array.from(rows, (x) => x.last),
-      ids: withIds ? idList(rows.map((x) => x.id)) : null,
+      ids: withIds ? (writesIds ? writingIds(rows.map((x) => x.id)) : idList(rows.map((x) => x.id))) : null,
       source: { path: 'x', format },
       notes: [],
     };
