@@ -8,10 +8,10 @@
 // once), so that it starts reading sooner too. The library (dist/index.js) and the compare workers (dist/sweep/worker.js, which load
 // allocator modules by URL) are not bundled.
 //
-// `memsim --version` and `memsim replay` run from a third bundle, dist/quick-bundle/ (entry
+// `memsim --version`, `memsim replay` and `memsim plan` run from a third bundle, dist/quick-bundle/ (entry
 // dist/cli/quick.js): CommonJS, which its loader (dist/cli/quick-loader.js, bundled with the early
 // reading of a large trace as dist/quick-bundle/loader.cjs for bin/memsim.js) compiles with V8's code cache (Node 20 keeps no
-// code cache for ES modules). The cache is written here, by running the two commands once
+// code cache for ES modules). The cache is written here, by running the three commands once
 // on a small trace, and again by any run that finds none that fits its Node.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -99,7 +99,7 @@ function warmQuickBundle() {
     const trace = join(dir, 'warm.csv');
     writeFileSync(trace, 'op,id,size,step\nalloc,a,1000,0\nalloc,b,2000,0\nfree,a,,1\nfree,b,,1\n');
     const bin = join(root, 'bin', 'memsim.js');
-    for (const args of [['replay', trace], ['--version']]) {
+    for (const args of [['replay', trace], ['plan', trace, '--format', 'csv', '--strategy', 'greedy-by-size:offsets,xla-best-fit', '--output', join(dir, 'plan.csv')], ['--version']]) {
       const r = spawnSync(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
       if (r.status !== 0) throw new Error(`memsim ${args.join(' ')} failed while warming the quick bundle: ${r.stderr}`);
     }

@@ -52,7 +52,7 @@ function runCopy(bundleDir: string, cacheDir: string, args: string[]): { code: n
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr.slice(0, at), loader: JSON.parse(r.stderr.slice(at + 8)) };
 }
 
-describe('the quick bundle (memsim --version and replay)', () => {
+describe('the quick bundle (memsim --version, replay and plan)', () => {
   const ten = join(FIXTURES, 'three-steps.csv');
 
   it('runs exactly the command lines it has the code for', () => {
@@ -61,6 +61,7 @@ describe('the quick bundle (memsim --version and replay)', () => {
     expect(line('-V')).toBe(true);
     expect(line('replay', 'x.csv')).toBe(true);
     expect(line('replay', '--help')).toBe(true);
+    expect(line('plan', 'x.csv')).toBe(true);
     expect(line('--version', 'replay')).toBe(false);
     expect(line('compare', 'x.csv')).toBe(false);
     expect(line('--help')).toBe(false);
@@ -77,6 +78,12 @@ describe('the quick bundle (memsim --version and replay)', () => {
     [['replay', join(FIXTURES, 'three-steps.csv'), '--bogus']],
     [['replay', join(FIXTURES, 'no-such-trace.csv')]],
     [['replay', join(FIXTURES, 'three-steps.csv'), '--allocator', 'no-such-allocator']],
+    [['plan', join(FIXTURES, 'three-steps.csv')]],
+    [['plan', join(FIXTURES, 'three-steps.json'), '--strategy', 'greedy-by-size:offsets,xla-best-fit', '--format', 'csv']],
+    [['plan', join(FIXTURES, 'planners', 'minimalloc-inclusive-end.csv'), '--strategy', 'best', '--format', 'json']],
+    [['plan', join(FIXTURES, 'three-steps.csv'), '--strategy', 'no-such-strategy']],
+    [['plan', join(FIXTURES, 'no-such-trace.csv')]],
+    [['plan', '--help']],
   ])('memsim %j writes what the whole CLI writes, byte for byte, with its exit code', (args) => {
     const quick = runCli(args);
     const whole = runWholeCli(args);

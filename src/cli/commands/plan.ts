@@ -1,8 +1,11 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { readPlanInput, RECORD_FORMATS } from '../../planners/input.js';
+import { readPlanInputFile, RECORD_FORMATS } from '../../planners/input.js';
 import { listPlanners, resultOffsets, runPlan, selectStrategies, strategyNames } from '../../planners/index.js';
-import { csvPlanOf, feasibilityOf, renderJson, planCsvBytes, renderPlanText } from '../../report/index.js';
+// The report's modules one by one: its index brings compare's tables, and with them every allocator.
+import { renderJson } from '../../report/json.js';
+import { csvPlanOf, planCsvBytes } from '../../report/plan-csv.js';
+import { feasibilityOf, renderPlanText } from '../../report/plan-text.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration } from '../../util/duration.js';
 import { GateFailure } from '../errors.js';
@@ -78,11 +81,11 @@ Examples:
   $ memsim plan ../shared/traces/minimalloc/B.1048576.csv --strategy best --capacity 1048576
   $ memsim plan traces/inference.jsonl --strategy greedy-by-size:offsets --format json`,
       )
-      .action((inputPath: string, raw: Record<string, unknown>) => {
+      .action(async (inputPath: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);
         if (!Number.isSafeInteger(o.alignment) || o.alignment < 1) throw new UsageError(`--alignment: must be a positive whole number of bytes`);
         selectStrategies(o.strategy); // a usage error before reading the input
-        const records = readPlanInput(inputPath, readOptions(o));
+        const records = await readPlanInputFile(inputPath, readOptions(o));
         if (o.capacity !== undefined && !selectStrategies(o.strategy).best) {
           throw new UsageError(`--capacity: the feasibility search is best's; add best to --strategy (e.g. --strategy best)`);
         }
