@@ -144,6 +144,10 @@ export class RecordedAllocator implements OnlineAllocator {
     const device = typeof this.h.extra?.['device'] === 'number' ? (this.h.extra['device'] as number) : 0;
     const pytorch = this.h.allocator === 'pytorch-caching';
     const tried = pytorch ? allocationSize(o.sizeBytes) : o.sizeBytes;
+    // The device could have given what the allocator asked for: a cap of the run's own stopped it.
+    const capped = free !== null && free >= tried;
+    const capacity = this.capacityBytes;
+    const capLimit = capacity >= reserved && capacity < reserved + tried ? capacity : reserved;
     const native = pytorch
       ? oomMessage({ allocSizeBytes: tried, device, totalBytes: total, freeBytes: free ?? Math.max(0, total - reserved), allowedBytes: null, allocatedBytes: this.allocatedBytes, reservedBytes: reserved })
       : `the recorded allocator ran out of memory asking for ${o.sizeBytes} bytes`;
@@ -154,7 +158,8 @@ export class RecordedAllocator implements OnlineAllocator {
       allocatedBytes: this.allocatedBytes,
       reservedBytes: reserved,
       deviceFreeBytes: free,
-      limitBytes: free === null ? Math.min(this.capacityBytes, reserved) : held,
+      limitBytes: free === null ? Math.min(this.capacityBytes, reserved) : capped ? capLimit : held,
+      capBelowBytes: capped ? reserved + tried : null,
       largestFreeBlockBytes: this.layout.largestGapBytes(),
       freeBlocks: this.layout.gapCount,
       entry: o.source ?? null,

@@ -51,8 +51,17 @@ export interface RecordedFailure extends AllocationFailure {
   reservedBytes: number;
   /** Free device memory the real allocator saw, when recorded. */
   deviceFreeBytes: number | null;
-  /** What the real allocator could have held (reserved plus free device memory): the limit its classification is made against. */
+  /**
+   * The limit its classification is made against: what the real allocator could have held (reserved
+   * plus free device memory); when the device had room for the request (`capBelowBytes`), the cap in
+   * force: `--capacity` where it lies within the cap's bounds, else what it held (the cap's least).
+   */
   limitBytes: number;
+  /**
+   * Set when the device had room for what the real allocator asked it for: a cap the history does not
+   * record (such as a memory fraction) stopped it, below this many bytes (reserved plus that request).
+   */
+  capBelowBytes: number | null;
   largestFreeBlockBytes: number;
   freeBlocks: number;
   /** Where the source records it, e.g. `device_traces[1][421]`. */

@@ -22,6 +22,10 @@ export interface OomFigures {
    * happened before `event`, and `id` is empty (the trace has no request for it).
    */
   recorded?: true;
+  /** The real run's failure only: the limit its verdict is made against (see RecordedFailure). */
+  limitBytes?: number;
+  /** The real run's failure only, when the device had room: the unrecorded cap was below this. */
+  capBelowBytes?: number;
 }
 
 
@@ -41,22 +45,31 @@ export function explainOom(o: OomFigures, allocatorName: string, holders?: Momen
     parts.push(`At event ${count(o.event)} the request of ${what} for ${formatBytes(o.sizeBytes)}${rounded} failed with ${formatBytes(o.liveBytes)} live${liveCount}.`);
   }
   const free = o.reservedBytes - o.allocatedBytes;
-  const device = o.deviceFreeBytes === null ? '' : `; the device had ${formatBytes(Math.max(0, o.deviceFreeBytes))} more`;
+  const capped = o.capBelowBytes !== undefined;
+  const device =
+    o.deviceFreeBytes === null
+      ? ''
+      : `; the device had ${formatBytes(Math.max(0, o.deviceFreeBytes))} more` +
+        (capped ? `, so a cap the snapshot does not record (such as a memory fraction) stopped the run below ${formatBytes(o.capBelowBytes as number)}` : '');
   parts.push(
     `${allocatorName} held ${formatBytes(o.reservedBytes)} from the device: ${formatBytes(o.allocatedBytes)} in blocks handed out and ` +
       (free > 0 ? `${formatBytes(free)} free in ${count(o.freeBlocks)} block${o.freeBlocks === 1 ? '' : 's'}, the largest ${formatBytes(o.largestFreeBlockBytes)}` : 'nothing free') +
       `${device}.`,
   );
   const need = formatBytes(o.liveBytes + o.sizeBytes);
-  // The real run's limit is what it held plus what the device had free.
-  const limitBytes = o.recorded && o.deviceFreeBytes !== null ? o.reservedBytes + o.deviceFreeBytes : o.capacityBytes;
-  const limit = limitBytes === null ? 'no limit' : `the limit of ${formatBytes(limitBytes)}`;
+  const limitBytes = o.recorded && o.limitBytes !== undefined ? o.limitBytes : o.capacityBytes;
+  const limit =
+    limitBytes === null ? 'no limit' : capped && limitBytes === o.reservedBytes ? `the ${formatBytes(limitBytes)} it held under that cap` : `the limit of ${formatBytes(limitBytes)}`;
   if (o.kind === 'capacity') {
-    parts.push(`Verdict: capacity. Live plus the request, ${need}, exceeds ${limit}: no allocator can serve it at this capacity; only holding less, or a larger device, can.`);
+    parts.push(
+      capped
+        ? `Verdict: capacity, unless the cap was above ${need}. Live plus the request, ${need}, exceeds ${limit}: only holding less, or a higher cap, can serve it.`
+        : `Verdict: capacity. Live plus the request, ${need}, exceeds ${limit}: no allocator can serve it at this capacity; only holding less, or a larger device, can.`,
+    );
   } else {
     parts.push(
       `Verdict: fragmentation. Live plus the request, ${need}, fits in ${limit}: a perfect allocator would have served it, ` +
-        `but ${allocatorName} had no free block for it and could not get one from the device; another allocator or setting can.`,
+        `but ${allocatorName} had no free block for it and could not get one from the device${capped ? ' under the cap' : ''}; another allocator or setting can.`,
     );
   }
   if (holders && holders.top.length > 0) {

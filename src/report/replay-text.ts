@@ -54,7 +54,11 @@ function summaryTable(r: ReplayReport, width: number): string[] {
 export function explainOom(o: OomRecord): string {
   const need = formatBytes(o.liveBytes + o.sizeBytes);
   if (o.recorded && o.deviceFreeBytes !== null) {
-    const held = `reserved ${formatBytes(o.reservedBytes)} + free on the device ${formatBytes(o.deviceFreeBytes)} = ${formatBytes(o.reservedBytes + o.deviceFreeBytes)}`;
+    const limit = o.limitBytes ?? o.reservedBytes + o.deviceFreeBytes;
+    const held =
+      o.capBelowBytes !== undefined
+        ? `${formatBytes(limit)}, under a cap the snapshot does not record, below ${formatBytes(o.capBelowBytes)}, with ${formatBytes(o.deviceFreeBytes)} free on the device`
+        : `reserved ${formatBytes(o.reservedBytes)} + free on the device ${formatBytes(o.deviceFreeBytes)} = ${formatBytes(limit)}`;
     return o.kind === 'capacity'
       ? `live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} exceeds what the real allocator could hold (${held}); no allocator could serve it`
       : `live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} fits in what the real allocator could hold (${held}), ` +

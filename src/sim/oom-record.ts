@@ -71,6 +71,8 @@ export function recordedOomRecord(trace: Trace, allocator: OnlineAllocator, k: n
     largestFreeBlockBytes: f.largestFreeBlockBytes,
     freeBlocks: f.freeBlocks,
     kind: live + f.sizeBytes > f.limitBytes ? 'capacity' : 'fragmentation',
+    limitBytes: f.limitBytes,
+    ...(f.capBelowBytes !== null ? { capBelowBytes: f.capBelowBytes } : {}),
     native: f.native,
     ...(f.nativeSummary !== undefined ? { nativeSummary: f.nativeSummary } : {}),
   };

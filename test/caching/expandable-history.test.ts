@@ -176,6 +176,7 @@ describe('recorded unmaps and the real run\'s OOM', () => {
         sizeBytes: 100 * MiB,
         stream: 0,
         deviceFreeBytes: 10 * MiB,
+        deviceHadRoom: false,
         limitBytes: 70 * MiB,
         simulatedReservedBytes: 60 * MiB,
         servedFromCache: false,

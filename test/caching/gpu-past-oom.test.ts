@@ -93,4 +93,20 @@ describe('the real run\'s OOM in what-ifs, against the GPU', () => {
     expect(verdict('--capacity', String(NEEDED - 1))).toBe(true);
     expect(verdict('--capacity', String(600 * MiB), '--option', 'expandable_segments=true')).toBe(false);
   });
+  it('the real run stopped at a cap, not the device: its verdict is made against what it held (or --capacity within the cap\'s bounds)', () => {
+    const record = (...args: string[]) => {
+      const j = JSON.parse(runCli(['replay', FILE, '-a', 'recorded', '--format', 'json', ...args]).stdout);
+      return j.ooms[0] as { recorded: boolean; reservedBytes: number; limitBytes: number; capBelowBytes: number; kind: string; explanation: string };
+    };
+    // 538 MiB reserved, 63.60 MiB of it free, 77.90 GiB free on the device: the 600 MiB fraction stopped it.
+    const o = record();
+    expect(o).toMatchObject({ recorded: true, reservedBytes: 564_133_888, limitBytes: 564_133_888, capBelowBytes: NEEDED, kind: 'fragmentation' });
+    expect(o.explanation).toMatch(/the device had 77\.90 GiB more, so a cap the snapshot does not record \(such as a memory fraction\) stopped the run below 602\.00 MiB\. Verdict: fragmentation\. Live plus the request, 535\.40 MiB, fits in the 538\.00 MiB it held under that cap/);
+    expect(o.explanation).not.toMatch(/78\.43 GiB/);
+    expect(record('--capacity', String(600 * MiB))).toMatchObject({ limitBytes: 600 * MiB, capBelowBytes: NEEDED });
+    // A capacity outside the cap's bounds says nothing of the cap: the least it can have been.
+    expect(record('--capacity', String(700 * MiB))).toMatchObject({ limitBytes: 564_133_888 });
+    const note = runCli(['replay', FILE, '-a', 'caching', '--no-color']).stdout;
+    expect(note).toMatch(/NOT reproduced: the simulation needs 64\.00 MiB more from the device with 538\.00 MiB reserved \(0 B of it could be given back\), and the device had 77\.90 GiB free \(the real run stopped at a cap of its own\)/);
+  });
 });

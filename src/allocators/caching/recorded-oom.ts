@@ -25,6 +25,11 @@ export interface RecordedOomCheck {
   deviceFreeBytes: number | null;
   /** What the real allocator could hold then: its reserved bytes plus the free device memory. */
   limitBytes: number | null;
+  /**
+   * The device had room for what the real allocator asked of it: the real run stopped at a cap the
+   * snapshot does not record (a memory fraction), not at the device's end.
+   */
+  deviceHadRoom: boolean;
   /** The simulation's reserved bytes at that point. */
   simulatedReservedBytes: number;
   /** True when a cached block of the simulation serves the request. */
@@ -118,6 +123,7 @@ export function checkRecordedOom(a: CachingAllocator, o: RecordedOom, recordedRe
     stream,
     deviceFreeBytes: free ?? null,
     limitBytes: limit,
+    deviceHadRoom: free !== undefined && free >= allocationSize(size),
     simulatedReservedBytes: a.reservedBytes,
     servedFromCache: cached,
     neededBytes: needed,

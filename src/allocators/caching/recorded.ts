@@ -348,6 +348,11 @@ function describeOomCheck(c: RecordedOomCheck): string {
   if (c.servedFromCache) return `${head} NOT reproduced: a cached block of the simulation serves it`;
   const need = `needs ${formatBytes(c.neededBytes)} more from the device with ${formatBytes(c.simulatedReservedBytes)} reserved (${formatBytes(c.releasableBytes)} of it could be given back)`;
   if (c.reproduced === null) return `${head} the snapshot does not record the free device memory; the simulation ${need}`;
-  const limit = c.limitBytes === null ? '' : `, and the real allocator could hold at most ${formatBytes(c.limitBytes)}`;
+  const limit =
+    c.limitBytes === null
+      ? ''
+      : c.deviceHadRoom
+        ? `, and the device had ${formatBytes(c.deviceFreeBytes ?? 0)} free (the real run stopped at a cap of its own)`
+        : `, and the real allocator could hold at most ${formatBytes(c.limitBytes)}`;
   return `${head} ${c.reproduced ? 'reproduced' : 'NOT reproduced'}: the simulation ${need}${limit}`;
 }
