@@ -152,6 +152,40 @@ function snapshotOf(steps: Step[], brk: number, at: number, twice: boolean, othe
   };
 }
 
+/** The length of the opcode at `p` of a pickle made by pickle-writer (the opcodes it writes). */
+function opLength(buf: Buffer, p: number): number {
+  const op = buf[p] as number;
+  if ([0x94, 0x4e, 0x88, 0x89, 0x28, 0x74, 0x5d, 0x61, 0x65, 0x7d, 0x73, 0x75, 0x2e].includes(op)) return 1;
+  if ([0x80, 0x71, 0x68, 0x4b].includes(op)) return 2;
+  if (op === 0x4d) return 3;
+  if ([0x72, 0x6a, 0x4a].includes(op)) return 5;
+  if (op === 0x47) return 9;
+  if (op === 0x8c || op === 0x8a) return 2 + (buf[p + 1] as number);
+  if (op === 0x58 || op === 0x42) return 5 + buf.readUInt32LE(p + 1);
+  throw new Error(`opcode 0x${op.toString(16)} not written by pickle-writer`);
+}
+
+/**
+ * `buf` (protocol 4 or 5) in frames, as a pickler with framing writes it: after PROTO, a FRAME
+ * opcode (its 8-byte length) before each part, the parts ending at the opcode boundaries picked by
+ * `cuts` (indices into the boundaries, modulo their count), so that frames begin anywhere: before a
+ * key, a value, a memo store, an APPENDS, inside a frames list.
+ */
+function framed(buf: Buffer, cuts: number[]): Buffer {
+  const bounds: number[] = [];
+  for (let p = 2; p < buf.length; p += opLength(buf, p)) bounds.push(p);
+  const starts = [...new Set([2, ...cuts.map((c) => bounds[c % bounds.length] as number)])].sort((a, b) => a - b);
+  const parts: Buffer[] = [buf.subarray(0, 2)];
+  starts.forEach((s, i) => {
+    const e = starts[i + 1] ?? buf.length;
+    const head = Buffer.alloc(9);
+    head[0] = 0x95;
+    head.writeBigUInt64LE(BigInt(e - s), 1);
+    parts.push(head, buf.subarray(s, e));
+  });
+  return Buffer.concat(parts);
+}
+
 describe('PyTorch snapshot: the trace read straight into columns', () => {
   it('property: the same trace (or the same error) as the plain unpickler, for any protocol, shape and damage', () => {
     const dir = tempDir();
@@ -181,6 +215,32 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
     // Both paths were exercised (about a quarter of the files are read directly, most import fine).
     expect(direct).toBeGreaterThan(30);
     expect(fine).toBeGreaterThan(100);
+  });
+
+  it('property: with FRAME opcodes at any opcode boundaries, the same trace (or error) as the plain unpickler, read directly where the unframed file is', () => {
+    const dir = tempDir();
+    let direct = 0;
+    fc.assert(
+      fc.property(
+        fc.array(step, { maxLength: 30 }),
+        fc.nat(BREAKS.length * 3),
+        fc.nat(),
+        fc.constantFrom(4, 5),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 60 }),
+        (steps, brk, at, protocol, cuts) => {
+          const plainBuf = pickle(snapshotOf(steps, brk, at, false, false), { protocol: protocol as 4 | 5 });
+          const buf = framed(plainBuf, cuts);
+          const file = join(dir, 'framed.pickle');
+          writeFileSync(file, buf);
+          const isDirect = unpickleSnapshot(buf, file, 0).traces !== undefined;
+          expect(isDirect).toBe(unpickleSnapshot(plainBuf, file, 0).traces !== undefined);
+          if (isDirect) direct++;
+          expect(outcome(() => readDirect(file))).toEqual(outcome(() => readPlain(file)));
+        },
+      ),
+      { numRuns: 200 },
+    );
+    expect(direct).toBeGreaterThan(20);
   });
 
   it('reads a CPython-shaped pickle directly, and falls back where an entry is in the list twice', () => {

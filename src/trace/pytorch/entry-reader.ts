@@ -81,10 +81,20 @@ export abstract class EntryReader extends Unpickler {
     this.actionOfMemo = a;
   }
 
+  /** The frames list begun by the entry being read (for {@link undoEntry}), or null. */
+  private entryList: FramesList | null = null;
+
   /**
    * Reads the rest of a trace entry of `rows`, whose EMPTY_DICT ended at `pos` (the entry is on the
-   * stack): returns the position after its SETITEMS, or -1 with the memo as it was. Fields are set
-   * as they are read: where the opcodes then run from the MARK, they set the same fields again.
+   * stack): returns the position after its SETITEMS, or -1, after which the caller must call
+   * {@link undoEntry}. Fields are set as they are read: where the opcodes then run from the MARK,
+   * they set the same fields again.
+   *
+   * Every way out of an entry that is not read here is a plain `return -1`, and a FRAME opcode
+   * inside an entry is one of them (the opcodes then read it): code that runs only for a rare
+   * shape of the bytes would have no type feedback when V8 optimizes this large function, and the
+   * first time it ran the optimized code would be thrown away and compiled again (each time a
+   * different such place is reached, hundreds of ms of compiling on a real snapshot).
    */
   protected readEntry(rows: TraceRows, pos: number): number {
     const buf = this.buf;
@@ -94,13 +104,13 @@ export abstract class EntryReader extends Unpickler {
     const raw = this.raw;
     const k = rows.created - 1;
     this.undoCount = 0;
+    this.entryList = null;
     let list: FramesList | null = null;
     let p = this.memoAfter(pos, rows.entry as unknown as PickleValue);
-    if (p < 0 || p >= end || buf[p] !== 0x28) return this.undo(list);
+    if (p < 0 || p >= end || buf[p] !== 0x28) return -1;
     p++;
     for (;;) {
-      if (buf[p] === 0x95) p = this.skipFrames(p);
-      if (p < 0 || p >= end) return this.undo(list);
+      if (p >= end) return -1;
       // The key: a memoized string, or the SETITEMS that ends the entry.
       let op = buf[p] as number;
       let ki: number;
@@ -113,36 +123,34 @@ export abstract class EntryReader extends Unpickler {
       } else if (op === 0x75) {
         return p + 1;
       } else {
-        return this.undo(list);
+        return -1;
       }
       const code = this.keyAt(ki);
-      if (code === 0) return this.undo(list);
-      if (buf[p] === 0x95) p = this.skipFrames(p);
-      if (p < 0 || p >= end) return this.undo(list);
+      if (code === 0 || p >= end) return -1;
       op = buf[p++] as number;
       // A number, set straight into its column where the key is one of the numeric fields.
       let num = 0;
       let v: PickleValue;
       switch (op) {
         case 0x4b: // BININT1
-          if (p + 1 > end) return this.undo(list);
+          if (p + 1 > end) return -1;
           num = buf[p++] as number;
           break;
         case 0x4d: // BININT2
-          if (p + 2 > end) return this.undo(list);
+          if (p + 2 > end) return -1;
           num = (buf[p] as number) | ((buf[p + 1] as number) << 8);
           p += 2;
           break;
         case 0x4a: // BININT
-          if (p + 4 > end) return this.undo(list);
+          if (p + 4 > end) return -1;
           num = (buf[p] as number) | ((buf[p + 1] as number) << 8) | ((buf[p + 2] as number) << 16) | ((buf[p + 3] as number) << 24);
           p += 4;
           break;
         case 0x8a: {
           // LONG1: addresses (6 bytes) and microsecond times (7 bytes), non-negative and under 2^53, inline.
-          if (p + 1 > end) return this.undo(list);
+          if (p + 1 > end) return -1;
           const n = buf[p++] as number;
-          if (p + n > end) return this.undo(list);
+          if (p + n > end) return -1;
           if (n > 4 && n <= 8 && (buf[p + n - 1] as number) < 0x80) {
             let hi = 0;
             for (let i = n - 1; i >= 4; i--) hi = hi * 256 + (buf[p + i] as number);
@@ -156,7 +164,7 @@ export abstract class EntryReader extends Unpickler {
           p += n;
           this.setValue(rows, k, code, memo[ki] as string, v);
           if (isMemoStore(buf[p])) p = this.memoAfter(p, v);
-          if (p < 0) return this.undo(list);
+          if (p < 0) return -1;
           continue;
         }
         case 0x68: // BINGET
@@ -164,10 +172,10 @@ export abstract class EntryReader extends Unpickler {
           // LONG_BINGET
           let i: number;
           if (op === 0x68) {
-            if (p + 1 > end) return this.undo(list);
+            if (p + 1 > end) return -1;
             i = buf[p++] as number;
           } else {
-            if (p + 4 > end) return this.undo(list);
+            if (p + 4 > end) return -1;
             i = view.getUint32(p, true);
             p += 4;
           }
@@ -183,23 +191,24 @@ export abstract class EntryReader extends Unpickler {
             m = raw.listAt(i) as unknown as PickleValue;
           }
           // A decoded container may be referenced only as a complete frames list.
-          if (m === undefined || (m instanceof Decoded && (!(m instanceof FramesList) || (m.raw < 0 && m.skipFrom < 0)))) return this.undo(list);
+          if (m === undefined || (m instanceof Decoded && (!(m instanceof FramesList) || (m.raw < 0 && m.skipFrom < 0)))) return -1;
           if (code === KEY_ACTION && typeof m === 'string') rows.setAction(k, this.actionAt(i, m), m);
           else if (code === KEY_FRAMES && m instanceof FramesList && m.skipFrom >= 0 && rows.needsNoFrames(k)) rows.setFramesSkipped(k);
           else if (code !== KEY_OTHER || typeof m === 'object') rows.set(k, memo[ki] as string, m, raw);
           if (isMemoStore(buf[p])) p = this.memoAfter(p, m);
-          if (p < 0) return this.undo(list);
+          if (p < 0) return -1;
           continue;
         }
         case 0x5d: {
           // EMPTY_LIST: the entry's frames (a list as another key's value is left to the opcodes).
-          if (code !== KEY_FRAMES || list !== null) return this.undo(list);
+          if (code !== KEY_FRAMES || list !== null) return -1;
           list = this.spareList ?? new FramesList();
           this.spareList = null;
           list.reset();
+          this.entryList = list;
           const stores = this.undoCount;
           p = this.memoAfter(p, list as unknown as PickleValue);
-          if (p < 0) return this.undo(list);
+          if (p < 0) return -1;
           if (rows.needsNoFrames(k)) {
             // An entry whose stack is never asked for: its frames are checked, not stored.
             const from = p;
@@ -207,7 +216,7 @@ export abstract class EntryReader extends Unpickler {
               const q = this.skipFrames(p);
               if (q < 0 || q >= end || buf[q] !== 0x28) break;
               const after = raw.skipRun(buf, q + 1, memo);
-              if (after < 0) return this.undo(list);
+              if (after < 0) return -1;
               p = after;
             }
             raw.skip(list, from, p);
@@ -220,7 +229,7 @@ export abstract class EntryReader extends Unpickler {
             const q = this.skipFrames(p);
             if (q < 0 || q >= end || buf[q] !== 0x28) break;
             const after = raw.appendRun(list, buf, q + 1, memo);
-            if (after < 0) return this.undo(list);
+            if (after < 0) return -1;
             p = after;
           }
           rows.setFramesRaw(k, raw.seal(list));
@@ -229,19 +238,19 @@ export abstract class EntryReader extends Unpickler {
         }
         default: {
           const at = this.scalar(op, p);
-          if (at < 0) return this.undo(list);
+          if (at < 0) return -1;
           v = this.scalarValue;
           p = at;
           this.setValue(rows, k, code, memo[ki] as string, v);
           if (isMemoStore(buf[p])) p = this.memoAfter(p, v);
-          if (p < 0) return this.undo(list);
+          if (p < 0) return -1;
           continue;
         }
       }
       if (code >= KEY_ADDR && code <= KEY_TIME) rows.setNumber(k, code, num);
       else if (code !== KEY_OTHER) rows.set(k, memo[ki] as string, num, raw);
       if (isMemoStore(buf[p])) p = this.memoAfter(p, num);
-      if (p < 0) return this.undo(list);
+      if (p < 0) return -1;
     }
   }
 
@@ -348,8 +357,10 @@ export abstract class EntryReader extends Unpickler {
     if (!held) this.spareList = list;
   }
 
-  /** Takes back the memo entries set and the frames list begun by an entry read in part; returns -1. */
-  private undo(list: FramesList | null): number {
+  /** Takes back the memo entries set and the frames list begun by an entry that {@link readEntry} read in part. */
+  protected undoEntry(): void {
+    const list = this.entryList;
+    this.entryList = null;
     const memo = this.memo;
     for (let j = this.undoCount - 1; j >= 0; j--) {
       const i = this.undoIndex[j] as number;
@@ -359,11 +370,10 @@ export abstract class EntryReader extends Unpickler {
       this.forget(i);
     }
     if (list !== null) this.raw.abandon(list);
-    return -1;
   }
 }
 
-/** FRAME, MEMOIZE, BINPUT or LONG_BINPUT: what may come between a value and the next key. */
+/** MEMOIZE, BINPUT or LONG_BINPUT: what may come between a value and the next key (a FRAME there is left to the opcodes). */
 function isMemoStore(op: number | undefined): boolean {
-  return op === 0x94 || op === 0x71 || op === 0x72 || op === 0x95;
+  return op === 0x94 || op === 0x71 || op === 0x72;
 }

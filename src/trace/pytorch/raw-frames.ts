@@ -91,6 +91,13 @@ export class RawFrameLists {
     this.buf = buf;
     this.memo = memo;
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    // Room for the memo indices of a file that memoizes once per 16 bytes (real snapshots: once per
+    // 60 to 130), so that the tables do not grow while the reading runs optimized: growing is code
+    // that would have run too rarely to have type feedback, whose first run throws the optimized
+    // code away. Pages never written cost no memory.
+    const indices = Math.floor(buf.length / 16);
+    if (indices > this.byMemo.length) this.byMemo = grow(this.byMemo, new Int32Array(indices));
+    if (indices > this.storedRaw.length) this.storedRaw = grow(this.storedRaw, new Int32Array(indices));
   }
 
   /** A view of `buf` for its 32-bit numbers (memo indices of LONG_BINGET): one load instead of four. */

@@ -211,7 +211,10 @@ class SnapshotUnpickler extends EntryReader {
     const stack = this.stack;
     for (;;) {
       const after = this.readEntry(rows, pos);
-      if (after < 0) return pos;
+      if (after < 0) {
+        this.undoEntry();
+        return pos;
+      }
       pos = after;
       if (buf[pos] !== 0x7d || this.marks.length === 0 || stack[this.floor - 1] !== (rows as unknown)) return pos;
       this.at = pos++;
