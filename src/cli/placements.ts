@@ -1,9 +1,8 @@
 import type { IdTable } from '../trace/id-table.js';
-import { writeDecimal } from '../trace/id-decimal.js';
 import { OutputClosed } from '../errors.js';
 import type { OutputFile } from '../output/index.js';
+import { asciiDecimal, asciiHex } from '../output/ascii-numbers.js';
 
-const HEX = new TextEncoder().encode('0123456789abcdef');
 const HEADER = new TextEncoder().encode('event,id,address,sizeBytes,allocatedBytes\n');
 /** Bytes buffered before a write. */
 const BUFFER_BYTES = 1 << 20;
@@ -14,6 +13,7 @@ const BUFFER_BYTES = 1 << 20;
  */
 export class PlacementsCsv {
   private buf = new Uint8Array(BUFFER_BYTES);
+  private view = new DataView(this.buf.buffer);
   private pos = 0;
   /** The reader went away (`--placements - | head`): lines are dropped, the replay and its report go on. */
   private gone = false;
@@ -32,19 +32,22 @@ export class PlacementsCsv {
     if (this.gone) return;
     const ids = this.ids();
     // An id of a kilobyte and its quotes at most: the numbers take 16 + 2 + 16 + 16 + 16 + 5 bytes.
-    if (this.pos + 256 + 2 * ids.bytesOf(allocation) > this.buf.length) this.flush(ids.bytesOf(allocation));
+    if (this.pos > this.buf.length - 256) this.flush(0);
+    const idBytes = ids.bytesOf(allocation);
+    if (idBytes > 32 && this.pos + 256 + 2 * idBytes > this.buf.length) this.flush(idBytes);
     const b = this.buf;
-    let p = writeDecimal(event, b, this.pos);
+    const v = this.view;
+    let p = asciiDecimal(event, v, this.pos);
     b[p++] = 0x2c;
     p = this.id(ids, allocation, p);
     b[p++] = 0x2c;
     b[p++] = 0x30;
     b[p++] = 0x78;
-    p = hex(address, b, p);
+    p = asciiHex(address, v, p);
     b[p++] = 0x2c;
-    p = writeDecimal(sizeBytes, b, p);
+    p = asciiDecimal(sizeBytes, v, p);
     b[p++] = 0x2c;
-    p = writeDecimal(allocatedBytes, b, p);
+    p = asciiDecimal(allocatedBytes, v, p);
     b[p++] = 0x0a;
     this.pos = p;
   }
@@ -82,29 +85,9 @@ export class PlacementsCsv {
       this.gone = true;
     }
     this.pos = 0;
-    if (room * 2 + 256 > this.buf.length) this.buf = new Uint8Array(room * 2 + 256);
-  }
-}
-
-/** Writes `v` (a safe integer, at least 0) in lowercase hexadecimal; returns the position after it. */
-function hex(v: number, out: Uint8Array, pos: number): number {
-  const hi = Math.floor(v / 4294967296);
-  const lo = v >>> 0;
-  let digits = 0;
-  for (let t = hi; t > 0; t = Math.floor(t / 16)) digits++;
-  digits = digits > 0 ? digits + 8 : lo === 0 ? 1 : 8 - (Math.clz32(lo) >> 2);
-  let k = pos + digits;
-  const end = k;
-  let l = lo;
-  let h = hi;
-  for (let n = 0; n < digits; n++) {
-    if (n < 8) {
-      out[--k] = HEX[l & 15] as number;
-      l >>>= 4;
-    } else {
-      out[--k] = HEX[h % 16] as number;
-      h = Math.floor(h / 16);
+    if (room * 2 + 256 > this.buf.length) {
+      this.buf = new Uint8Array(room * 2 + 256);
+      this.view = new DataView(this.buf.buffer);
     }
   }
-  return end;
 }
