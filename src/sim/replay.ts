@@ -96,13 +96,17 @@ export function replayTrace(trace: Trace, allocator: OnlineAllocator, capacityBy
  * ends the replay and returns its outcome. The first `next()` starts it. `growing` false: the trace is
  * complete, and the first `next()` replays it whole and returns the outcome, with no step resumed
  * after the loop (V8 compiles a function again, for nothing then, when it is resumed once hot).
+ * `growing` a function: the trace grows, and the loop asks it for the trace's length past `i` events
+ * (which it may wait a little for; -1 once the trace is complete with `i` events) before it yields:
+ * the loop then runs on in one call to the end, compiled once as for a complete trace, instead of
+ * being resumed (and compiled again) at every yield.
  */
 export function* replayInSteps(
   trace: Trace,
   allocator: OnlineAllocator,
   capacityBytes: number,
   options: ReplayOptions = {},
-  growing = true,
+  growing: boolean | ((i: number) => number) = true,
 ): Generator<number, ReplayOutcome, number> {
   let n = trace.length;
   let { op, alloc, size, step } = trace;
@@ -187,7 +191,9 @@ export function* replayInSteps(
   for (;;) {
     if (i >= n) {
       if (!growing) break;
-      const more: number = yield i;
+      let more = growing === true ? i : growing(i);
+      if (more < 0) break;
+      if (more <= i) more = yield i;
       if (more === undefined || more <= i) break;
       n = more;
       ({ op, alloc, size, step } = trace);

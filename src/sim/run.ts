@@ -87,7 +87,7 @@ export function warmUpAhead(run: RunOptions, path: string): boolean {
  * `long`: the trace is long enough for the allocator's code to be optimized (see warm-up.ts);
  * `growing`: the trace is still being read (a feed's), else it is complete.
  */
-function startRun(trace: Trace, run: RunOptions, long: boolean, growing: boolean): StartedRun {
+function startRun(trace: Trace, run: RunOptions, long: boolean, growing: boolean | ((i: number) => number)): StartedRun {
   const chosen = run.allocator === undefined ? defaultAllocator(trace) : { name: run.allocator, chosenBy: 'request' as const };
   const { def, options } = allocatorConfiguration(chosen.name, run.options ?? {});
   const resolved = resolveOptions(def, options, trace);
@@ -150,6 +150,12 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
 }
 
 /**
+ * How long the replay waits for the reading thread's next events without returning to the event loop
+ * (see `TraceFeed.poll`): longer than the thread takes to read them, unless it is held up.
+ */
+const FEED_WAIT_MS = 100;
+
+/**
  * {@link replay} of a trace still being read on another thread: the replay runs as the events arrive,
  * when the allocator allows it (its definition's `streams`), else once the trace is complete. The
  * report is the one `replay` gives for the complete trace, byte for byte; reading problems are thrown
@@ -158,7 +164,7 @@ export function replay(trace: Trace, run: RunOptions = {}): RunResult {
 export async function replayFeed(feed: TraceFeed, run: RunOptions = {}, warmedUp = false): Promise<RunResult> {
   const trace = feed.trace;
   // Only large files are read on another thread: warmed up here unless {@link warmUpAhead} did it.
-  const r = startRun(trace, run, !warmedUp, true);
+  const r = startRun(trace, run, !warmedUp, (i) => feed.poll(i, FEED_WAIT_MS));
   if (!r.streams) await feed.finish();
   let step = r.steps.next();
   for (;;) {

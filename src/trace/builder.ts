@@ -1,5 +1,6 @@
-import { type InputProblem, ProblemList, TraceError } from '../errors.js';
+import { TraceError } from '../errors.js';
 import { newColumn } from './columns.js';
+import { BuildProblems } from './build-problems.js';
 import { type BuildSource, EventColumns } from './event-columns.js';
 import { decimalId, NOT_DECIMAL, NOT_SIMPLE } from './id-table.js';
 import { invalidIdMessage, invalidUtf8At } from './utf8.js';
@@ -40,16 +41,9 @@ function resized(a: Uint32Array, n: number): Uint32Array {
  * Ids arrive as bytes (fast readers) or strings (importers); either way they are interned without a
  * JS string per event.
  */
-export class TraceBuilder extends EventColumns {
-  readonly problems = new ProblemList();
+export class TraceBuilder extends BuildProblems {
   /** The allocations' call stacks, when the reader knows them (set by the importer). */
   stacks: TraceStacks | undefined;
-  /**
-   * Set by importers of files without lines (a snapshot's `device_traces[d]`): the `line` given with
-   * each event is then 1 + the index of its entry in that list, problems name the entry by its path
-   * (`device_traces[0][4].addr`), and `fields` names the entry's fields for the event's.
-   */
-  entries: { list: string; fields: Readonly<Record<string, string>> } | undefined;
   private readonly lenient: boolean;
   private readonly onEvents: BuildOptions['onEvents'];
   /** The event count at which `onEvents` is called next. */
@@ -74,40 +68,6 @@ export class TraceBuilder extends EventColumns {
   /** Whether `--lenient` is in force (importers skip and count their own inconsistencies then). */
   get isLenient(): boolean {
     return this.lenient;
-  }
-
-  /**
-   * Where the event being read sits in the file's array (`events[3]`), for problems, when the reader
-   * says that lines do not tell events apart; -1 otherwise. Kept as a name and a number so that no
-   * string is built per event.
-   */
-  itemArray = 'events';
-  itemIndex = -1;
-
-  /** Records a syntax or type problem found by the reader. */
-  problem(p: Omit<InputProblem, 'file'>): void {
-    if (this.itemIndex >= 0 && p.item === undefined) p = { ...p, item: `${this.itemArray}[${this.itemIndex}]` };
-    const e = this.entries;
-    if (e && p.line !== undefined && p.entry === undefined) {
-      const { line, col: _col, field, ...rest } = p;
-      const named = field === undefined ? undefined : (e.fields[field] ?? field);
-      this.problems.add({ file: this.file, ...rest, entry: this.entryAt(line), ...(named !== undefined ? { field: named } : {}) });
-      return;
-    }
-    this.problems.add({ file: this.file, ...p });
-  }
-
-  /** The path of the entry an event came from (entries mode), e.g. `device_traces[0][4]`. */
-  private entryAt(line: number): string {
-    const e = this.entries as { list: string };
-    return line > 0 ? `${e.list}[${line - 1}]` : `${e.list} (the state when the window opened)`;
-  }
-
-  /** Where an earlier event is, for messages: `line N`, or its entry's path. */
-  protected where(line: number, event?: number): string {
-    if (this.entries) return this.entryAt(line);
-    // On a line shared by many events the event's index says more.
-    return this.itemIndex >= 0 && event !== undefined ? `line ${line}, event ${event}` : `line ${line}`;
   }
 
   /** Marks the events added so far as reconstructed initial state (importers of windows). */

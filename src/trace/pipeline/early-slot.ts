@@ -3,12 +3,15 @@
  * bundle holds its own copy of these modules. It is on the start-up path of every command: it loads
  * no module.
  */
-import type { Worker } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import type { ReaderInit, ReaderMessage } from './protocol.js';
 
 /** A reading thread started early, with what it said before it was taken over. */
 export interface EarlyReading {
   worker: Worker;
+  /** The port the thread posts its messages to (see protocol.ts, `ReaderInit.port`), and their count. */
+  port: MessagePort;
+  posted: Int32Array;
   /** The file, resolved. */
   file: string;
   init: ReaderInit;
@@ -53,7 +56,7 @@ export function takeEarlyReading(file: string, init: ReaderInit): EarlyReading |
   early.detach();
   const same = early.file === file && early.init.every === init.every && reading(early.init) === reading(init);
   if (same) return early;
-  void early.worker.terminate();
+  stop(early);
   return undefined;
 }
 
@@ -63,6 +66,11 @@ export function dropEarlyReading(): void {
   if (!early) return;
   delete (globalThis as Slot)[SLOT];
   early.detach();
+  stop(early);
+}
+
+function stop(early: EarlyReading): void {
+  early.port.close();
   void early.worker.terminate();
 }
 

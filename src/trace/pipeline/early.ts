@@ -71,22 +71,28 @@ export async function readEarly(argv: readonly string[], minBytes = PIPELINE_MIN
   const url = READER_MODULES.map((m) => packageFile(m)).find((u) => fs.existsSync(u));
   if (!url) return;
   let worker: Worker;
-  const init: ReaderInit = { path, every: PIPELINE_EVERY, options: {} };
+  const channel = new threads.MessageChannel();
+  const posted = new Int32Array(new SharedArrayBuffer(4));
+  const init: ReaderInit = { path, every: PIPELINE_EVERY, options: {}, port: channel.port2, posted };
   try {
-    worker = new threads.Worker(url, { workerData: init });
+    worker = new threads.Worker(url, { workerData: init, transferList: [channel.port2] });
   } catch {
+    channel.port1.close();
     return;
   }
   worker.unref();
+  const port = channel.port1;
   const early: EarlyReading = {
     worker,
+    port,
+    posted,
     file: path_.resolve(path),
     init,
     messages: [],
     error: undefined,
     exitCode: undefined,
     detach: () => {
-      worker.off('message', onMessage);
+      port.off('message', onMessage);
       worker.off('error', onError);
       worker.off('exit', onExit);
     },
@@ -94,7 +100,8 @@ export async function readEarly(argv: readonly string[], minBytes = PIPELINE_MIN
   const onMessage = (m: ReaderMessage): void => void early.messages.push(m);
   const onError = (e: Error): void => void (early.error ??= e);
   const onExit = (code: number): void => void (early.exitCode = code);
-  worker.on('message', onMessage);
+  port.on('message', onMessage);
+  port.unref();
   worker.on('error', onError);
   worker.on('exit', onExit);
   setEarlyReading(early);

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Worker } from 'node:worker_threads';
+import { type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
 import { MemsimError, TraceError, UsageError } from '../../errors.js';
 import { packageFile } from '../../util/package-root.js';
 import { IdTable } from '../id-table.js';
@@ -44,18 +44,25 @@ export class TraceFeed {
   private readonly queue: ReaderMessage[] = [];
   private wake: (() => void) | undefined;
   private failure: Error | undefined;
+  /** Messages taken from the port so far (by either way: see {@link TraceFeed.poll}). */
+  private seen = 0;
 
   private constructor(
     private readonly worker: Worker,
+    private readonly port: MessagePort,
+    private readonly posted: Int32Array,
     path: string,
   ) {
     this.trace = emptyTrace(path);
-    worker.on('message', (m: ReaderMessage) => this.arrive(m));
+    port.on('message', (m: ReaderMessage) => this.arrive(m));
     worker.on('error', (e: Error) => this.fail(e));
     worker.on('exit', (code) => this.exited(code));
   }
 
   private exited(code: number): void {
+    // Its last messages may not have been delivered yet (they come by the port, the exit by the worker).
+    for (let m = this.receive(); m; m = this.receive()) this.queue.push(m);
+    this.wake?.();
     if (!this.ended && !this.failure) this.fail(new Error(`the reading thread stopped (exit code ${code})`));
   }
 
@@ -98,14 +105,17 @@ export class TraceFeed {
     const early = takeEarlyReading(resolve(path), init);
     let feed: TraceFeed;
     if (early) {
-      feed = new TraceFeed(early.worker, path);
+      feed = new TraceFeed(early.worker, early.port, early.posted, path);
       feed.takeOver(early);
     } else {
       const url = readerUrl();
       if (!url) return null;
       // The threads module loads only when a file is read this way (start-up of small runs).
-      const { Worker } = await import('node:worker_threads');
-      feed = new TraceFeed(new Worker(url, { workerData: init }), path);
+      const { MessageChannel, Worker } = await import('node:worker_threads');
+      const { port1, port2 } = new MessageChannel();
+      const posted = new Int32Array(new SharedArrayBuffer(4));
+      const worker = new Worker(url, { workerData: { ...init, port: port2, posted }, transferList: [port2] });
+      feed = new TraceFeed(worker, port1, posted, path);
     }
     await feed.more();
     return feed;
@@ -114,6 +124,7 @@ export class TraceFeed {
   /** Takes over what an early reading's thread said before this feed listened to it (see early.ts). */
   private takeOver(early: EarlyReading): void {
     early.worker.ref();
+    early.port.ref();
     for (const m of early.messages) this.arrive(m);
     if (early.error) this.fail(early.error);
     if (early.exitCode !== undefined) this.exited(early.exitCode);
@@ -146,12 +157,42 @@ export class TraceFeed {
     return this.trace;
   }
 
+  /**
+   * {@link TraceFeed.more} without returning to the event loop, for a replay that runs on in one call
+   * (see `sim/replay.ts`), which has replayed `replayed` events: applies the next message, waiting up
+   * to `ms` milliseconds for one when none has come, and returns the trace's length then, or -1 when
+   * the trace is complete with `replayed` events. A length not past `replayed` says: ask
+   * {@link TraceFeed.more} (the thread failed or is slow). Throws the reading's problems, as `more` does.
+   */
+  poll(replayed: number, ms: number): number {
+    if (this.done) return this.trace.length > replayed ? this.trace.length : -1;
+    if (this.failure) return this.trace.length;
+    let m = this.queue.shift() ?? this.receive();
+    // The count is raised after each message is posted: a wait that ends otherwise than by its time
+    // finds one.
+    if (!m && Atomics.wait(this.posted, 0, this.seen, ms) !== 'timed-out') m = this.receive();
+    if (m) this.apply(m);
+    return this.done && this.trace.length <= replayed ? -1 : this.trace.length;
+  }
+
+  /** The next message on the port, taken now, if there is one. */
+  private receive(): ReaderMessage | undefined {
+    const r = receiveMessageOnPort(this.port);
+    if (!r) return undefined;
+    const m = r.message as ReaderMessage;
+    this.seen++;
+    if (m.kind !== 'events') this.ended = true;
+    return m;
+  }
+
   /** Stops the reading thread (after a failure of the caller, say). */
   close(): void {
+    this.port.close();
     void this.worker.terminate();
   }
 
   private arrive(m: ReaderMessage): void {
+    this.seen++;
     if (m.kind !== 'events') this.ended = true;
     this.queue.push(m);
     this.wake?.();
@@ -176,7 +217,7 @@ export class TraceFeed {
       case 'done': {
         Object.assign(t, m.trace, { ids: IdTable.fromClone(m.trace.ids) });
         this.done = true;
-        void this.worker.terminate();
+        this.close();
         return false;
       }
       case 'failed':

@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { InputProblem } from '../../errors.js';
 import type { SharedIds } from '../id-table.js';
 import type { ReadOptions } from '../readers.js';
@@ -27,6 +28,14 @@ export interface ReaderInit {
    * (after `every / 16` events, then doubling), so that the replay starts early.
    */
   every: number;
+  /**
+   * Where the thread posts its messages (else to its parent): a port that the replaying thread reads
+   * without returning to its event loop (`receiveMessageOnPort`), so that the replay runs on in one
+   * call (see feed.ts, `TraceFeed.poll`).
+   */
+  port?: MessagePort;
+  /** The count of messages posted, which the thread raises and notifies after each (`Atomics.wait`). */
+  posted?: Int32Array;
 }
 
 /** The trace so far as the reading thread posts it: columns share memory, ids as their columns, new tags only. */

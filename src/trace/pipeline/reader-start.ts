@@ -23,10 +23,6 @@ export const READER_WORK_MODULE = 'reader-work.cjs';
 
 const dir = path.dirname(url.fileURLToPath(import.meta.url));
 const bundle = new CodeCachedBundle(dir, path.join(dir, '.v8-cache'));
-const { readAndPost } = bundle.load(READER_WORK_MODULE) as typeof Work;
-const port = threads.parentPort as NonNullable<typeof threads.parentPort>;
-void readAndPost(
-  threads.workerData as ReaderInit,
-  (m, move) => port.postMessage(m, move),
-  () => bundle.writeCache(),
-);
+const { poster, readAndPost } = bundle.load(READER_WORK_MODULE) as typeof Work;
+const init = threads.workerData as ReaderInit;
+void readAndPost(init, poster(init, threads.parentPort as NonNullable<typeof threads.parentPort>), () => bundle.writeCache());

@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ReaderInit } from './protocol.js';
-import { readAndPost } from './reader-work.js';
+import { poster, readAndPost } from './reader-work.js';
 
-const port = parentPort as NonNullable<typeof parentPort>;
-void readAndPost(workerData as ReaderInit, (m, move) => port.postMessage(m, move));
+const init = workerData as ReaderInit;
+void readAndPost(init, poster(init, parentPort as NonNullable<typeof parentPort>));

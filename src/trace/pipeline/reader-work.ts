@@ -28,6 +28,27 @@ export function movedBuffers(trace: Trace): ArrayBuffer[] {
   return [...moved];
 }
 
+/** Something messages are posted to: the parent port or a port of a channel. */
+interface PostTarget {
+  postMessage(m: unknown, move?: readonly ArrayBuffer[]): void;
+}
+
+/**
+ * Posting to `init.port` when given (else to `parent`), raising and notifying `init.posted` after
+ * each message, for a replaying thread that waits for them without its event loop.
+ */
+export function poster(init: ReaderInit, parent: PostTarget): (m: ReaderMessage, move?: ArrayBuffer[]) => void {
+  const target: PostTarget = init.port ?? parent;
+  const posted = init.posted;
+  return (m, move) => {
+    target.postMessage(m, move);
+    if (posted) {
+      Atomics.add(posted, 0, 1);
+      Atomics.notify(posted, 0);
+    }
+  };
+}
+
 /**
  * Reads `init.path` and posts its events, then `done` (or `failed`, `crashed`); `beforeLast` runs
  * just before that last message, after which the replaying thread may stop this one at any moment.
