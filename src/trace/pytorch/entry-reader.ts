@@ -203,37 +203,8 @@ export abstract class EntryReader extends Unpickler {
           // EMPTY_LIST: the entry's frames (a list as another key's value is left to the opcodes).
           if (code !== KEY_FRAMES || list !== null) return -1;
           list = this.spareList ?? new FramesList();
-          this.spareList = null;
-          list.reset();
-          this.entryList = list;
-          const stores = this.undoCount;
-          p = this.memoAfter(p, list as unknown as PickleValue);
+          p = this.readFrames(rows, k, list, p);
           if (p < 0) return -1;
-          if (rows.needsNoFrames(k)) {
-            // An entry whose stack is never asked for: its frames are checked, not stored.
-            const from = p;
-            for (;;) {
-              const q = this.skipFrames(p);
-              if (q < 0 || q >= end || buf[q] !== 0x28) break;
-              const after = raw.skipRun(buf, q + 1, memo);
-              if (after < 0) return -1;
-              p = after;
-            }
-            raw.skip(list, from, p);
-            rows.setFramesSkipped(k);
-            this.storeList(stores, list);
-            continue;
-          }
-          // Its frames, in batches of MARK, memo references, APPENDS.
-          for (;;) {
-            const q = this.skipFrames(p);
-            if (q < 0 || q >= end || buf[q] !== 0x28) break;
-            const after = raw.appendRun(list, buf, q + 1, memo);
-            if (after < 0) return -1;
-            p = after;
-          }
-          rows.setFramesRaw(k, raw.seal(list));
-          this.storeList(stores, list);
           continue;
         }
         default: {
@@ -252,6 +223,50 @@ export abstract class EntryReader extends Unpickler {
       if (isMemoStore(buf[p])) p = this.memoAfter(p, num);
       if (p < 0) return -1;
     }
+  }
+
+  /**
+   * The frames of entry `k` into `list` (empty, from the spare or new), after its EMPTY_LIST at `p`:
+   * the position after them, or -1 (see {@link readEntry}). A function of its own, so that V8
+   * compiles {@link readEntry} and it apart, each smaller.
+   */
+  private readFrames(rows: TraceRows, k: number, list: FramesList, p: number): number {
+    const buf = this.buf;
+    const end = buf.length;
+    const memo = this.memo;
+    const raw = this.raw;
+    this.spareList = null;
+    list.reset();
+    this.entryList = list;
+    const stores = this.undoCount;
+    p = this.memoAfter(p, list as unknown as PickleValue);
+    if (p < 0) return -1;
+    if (rows.needsNoFrames(k)) {
+      // An entry whose stack is never asked for: its frames are checked, not stored.
+      const from = p;
+      for (;;) {
+        const q = this.skipFrames(p);
+        if (q < 0 || q >= end || buf[q] !== 0x28) break;
+        const after = raw.skipRun(buf, q + 1, memo);
+        if (after < 0) return -1;
+        p = after;
+      }
+      raw.skip(list, from, p);
+      rows.setFramesSkipped(k);
+      this.storeList(stores, list);
+      return p;
+    }
+    // Its frames, in batches of MARK, memo references, APPENDS.
+    for (;;) {
+      const q = this.skipFrames(p);
+      if (q < 0 || q >= end || buf[q] !== 0x28) break;
+      const after = raw.appendRun(list, buf, q + 1, memo);
+      if (after < 0) return -1;
+      p = after;
+    }
+    rows.setFramesRaw(k, raw.seal(list));
+    this.storeList(stores, list);
+    return p;
   }
 
   /** The value of {@link scalar}. */
