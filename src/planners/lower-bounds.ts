@@ -154,14 +154,18 @@ export interface LowerBounds {
 }
 
 /**
- * Both lower bounds of a set of records. The objects bound costs a sort and a tree of the times,
- * so it is computed when first read (an offsets plan written as CSV never reads it); a report
- * that is printed or serialized reads it as a plain property.
+ * Both lower bounds of a set of records. Each is computed when first read (a plan written as CSV
+ * reads neither; the objects bound costs a sort and a tree of the times, the offsets bound a sweep
+ * of the time axis); a report that is printed or serialized reads them as plain properties.
  */
 export function lowerBounds(r: UsageRecords): LowerBounds {
+  let offsets: number | undefined;
   let objects: number | undefined;
   return {
-    offsetsBytes: offsetsLowerBound(r),
+    get offsetsBytes(): number {
+      offsets ??= offsetsLowerBound(r);
+      return offsets;
+    },
     get objectsBytes(): number {
       objects ??= objectsLowerBound(r);
       return objects;

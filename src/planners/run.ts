@@ -75,7 +75,7 @@ export interface PlanRunOptions {
   now?: () => number;
 }
 
-/** Bytes per record that a plan kept for the report holds: its typed arrays and their copies as plain arrays. */
+/** Bytes per record that a plan kept for the report holds: its typed arrays and (once read) their copies as plain arrays. */
 const RESULT_BYTES_PER_RECORD = 32;
 
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
@@ -217,18 +217,53 @@ export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanRepo
   };
 }
 
+/** Each offsets result's offsets as the plan made them (what `--format csv` writes, with no copy). */
+const typedOffsets = new WeakMap<PlanResultOk, Float64Array>();
+
+/**
+ * A plan's result. Its ratio is computed when read, and its per-record list copied from the
+ * plan's typed array when first read (JSON, tests), so a run that writes only the offsets (`plan
+ * --format csv`) computes no lower bound and copies nothing; printed or serialized, the object
+ * reads as plain properties in this order.
+ */
 function toResult(base: PlanResultBase, a: Assignment, bounds: LowerBounds, alignmentBytes: number): PlanResultOk {
   if (a.kind === 'offsets') {
-    return { ...base, status: 'ok', totalBytes: a.totalBytes, ratioToLowerBound: ratio(a.totalBytes, bounds.offsetsBytes), offsets: plainArray(a.offsets) };
+    let plain: number[] | undefined;
+    const res: PlanResultOk = {
+      ...base,
+      status: 'ok',
+      totalBytes: a.totalBytes,
+      get ratioToLowerBound(): number | null {
+        return ratio(a.totalBytes, bounds.offsetsBytes);
+      },
+      get offsets(): number[] {
+        plain ??= plainArray(a.offsets);
+        return plain;
+      },
+    };
+    typedOffsets.set(res, a.offsets);
+    return res;
   }
   const total = objectsToOffsets(a, alignmentBytes).totalBytes;
+  let plainIds: number[] | undefined;
+  let sizes: number[] | undefined;
+  // Every property after the first getter is one too: V8 lists an object literal's plain
+  // properties before its accessors, and the report keeps this order.
   return {
     ...base,
     status: 'ok',
     totalBytes: total,
-    ratioToLowerBound: ratio(total, bounds.objectsBytes),
-    objectIds: plainArray(a.objectIds),
-    objectSizes: [...a.objectSizes],
+    get ratioToLowerBound(): number | null {
+      return ratio(total, bounds.objectsBytes);
+    },
+    get objectIds(): number[] {
+      plainIds ??= plainArray(a.objectIds);
+      return plainIds;
+    },
+    get objectSizes(): number[] {
+      sizes ??= [...a.objectSizes];
+      return sizes;
+    },
   };
 }
 
@@ -243,7 +278,9 @@ function plainArray(a: ArrayLike<number>): number[] {
 }
 
 /** The offsets of a plan result, per record (objects laid out back to back, as `--format csv` writes them). */
-export function resultOffsets(res: PlanResultOk, alignmentBytes: number): number[] {
+export function resultOffsets(res: PlanResultOk, alignmentBytes: number): ArrayLike<number> {
+  const typed = typedOffsets.get(res);
+  if (typed) return typed;
   if (res.offsets) return res.offsets;
   const layout = objectsToOffsets(
     { kind: 'objects', objectIds: Int32Array.from(res.objectIds ?? []), objectSizes: res.objectSizes ?? [] },
