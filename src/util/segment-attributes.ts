@@ -1,3 +1,5 @@
+import { grown } from './typed-arrays.js';
+
 /**
  * What a segment of a {@link SegmentLayout} is besides its range: its stream, pool and whether it
  * is expandable, by a small id that is reused once its segment is gone (typed arrays, grown by
@@ -38,14 +40,8 @@ export class SegmentAttributes {
   }
 
   private grow(n: number): void {
-    const s = new Float64Array(n);
-    s.set(this.streams);
-    this.streams = s;
-    const p = new Int8Array(n);
-    p.set(this.pools);
-    this.pools = p;
-    const e = new Uint8Array(n);
-    e.set(this.expandable);
-    this.expandable = e;
+    this.streams = grown(this.streams, n);
+    this.pools = grown(this.pools, n);
+    this.expandable = grown(this.expandable, n);
   }
 }

@@ -8,6 +8,7 @@
  * `unmapped` set of expandable segments (ordered by stream, address) is likewise per (stream, pool).
  */
 import { OrderedSet } from '../../util/ordered-set.js';
+import { grown } from '../../util/typed-arrays.js';
 import type { SimDevice } from '../device.js';
 import { FreeSets } from './free-sets.js';
 import type { CachingSettings } from './config.js';
@@ -32,11 +33,6 @@ export interface ExpandableSegment {
   isSmall: boolean;
 }
 
-function grown<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number): T {
-  const b = new (a.constructor as new (n: number) => T)(n);
-  b.set(a);
-  return b;
-}
 
 /** Block storage, the free sets, the device and the counters every layer above shares. */
 export class BlockStore extends FreeSets {

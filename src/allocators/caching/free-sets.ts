@@ -8,7 +8,8 @@
  * shifting the few ids it passes. A set that grows past ARRAY_MAX blocks becomes a treap
  * ({@link TreapSets}, O(log n)), and an array again when it shrinks below ARRAY_MIN.
  */
-import { grown, TreapSets } from './free-treap.js';
+import { grown } from '../../util/typed-arrays.js';
+import { TreapSets } from './free-treap.js';
 
 /** A set is a sorted array up to this many blocks, a treap beyond. */
 const ARRAY_MAX = 128;

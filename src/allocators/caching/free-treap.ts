@@ -6,12 +6,7 @@
  * descent. Priorities come from a fixed xorshift sequence: the same operations build the same trees.
  */
 
-/** Copies a typed array into a larger one. */
-export function grown<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number): T {
-  const b = new (a.constructor as new (n: number) => T)(n);
-  b.set(a);
-  return b;
-}
+import { grown } from '../../util/typed-arrays.js';
 
 /** Steps along the neighbours before a moved block is placed by a descent from the root. */
 const MAX_WALK = 8;

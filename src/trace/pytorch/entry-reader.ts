@@ -3,6 +3,7 @@ import type { PickleValue } from './pickle-value.js';
 import { Decoded, FramesList, RawFrameLists, STORED_LIST } from './raw-frames.js';
 import { actionCode } from './snapshot.js';
 import { KEY_ACTION, KEY_ADDR, KEY_FRAMES, KEY_OTHER, KEY_TIME, keyCode, type TraceRows } from './trace-rows.js';
+import { grown } from '../../util/typed-arrays.js';
 
 /**
  * The plain unpickler with a fast path for the bulk of a snapshot: a trace entry dict read from its
@@ -73,12 +74,8 @@ export abstract class EntryReader extends Unpickler {
 
   private growCaches(n: number): void {
     const size = Math.max(n, this.keyOfMemo.length * 2);
-    const k = new Uint8Array(size);
-    k.set(this.keyOfMemo);
-    this.keyOfMemo = k;
-    const a = new Uint8Array(size);
-    a.set(this.actionOfMemo);
-    this.actionOfMemo = a;
+    this.keyOfMemo = grown(this.keyOfMemo, size);
+    this.actionOfMemo = grown(this.actionOfMemo, size);
   }
 
   /** The frames list begun by the entry being read (for {@link undoEntry}), or null. */

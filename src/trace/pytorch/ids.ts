@@ -1,5 +1,7 @@
 /** Allocation ids and per-allocation records of the snapshot importer. */
 
+import { grown } from '../../util/typed-arrays.js';
+
 const HEX_DIGITS = [0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66];
 
 /** Writes allocation ids `b<address hex>_<n>` as ASCII bytes into one scratch buffer. */
@@ -50,12 +52,8 @@ export class AllocationRecords {
   set(a: number, address: number, bytes: number): void {
     if (a >= this.address.length) {
       const n = Math.max(a + 1, this.address.length * 2);
-      const x = new Float64Array(n);
-      x.set(this.address);
-      this.address = x;
-      const y = new Float64Array(n);
-      y.set(this.allocated);
-      this.allocated = y;
+      this.address = grown(this.address, n);
+      this.allocated = grown(this.allocated, n);
     }
     this.address[a] = address;
     this.allocated[a] = bytes;

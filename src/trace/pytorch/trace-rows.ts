@@ -1,6 +1,7 @@
 import type { PickleValue } from './pickle-value.js';
 import { Decoded, FramesList, RawFrameLists, ReadAgain } from './raw-frames.js';
 import { A_ALLOC, A_OOM, A_OTHER, A_SEGMENT_ALLOC, A_SEGMENT_UNMAP, A_SNAPSHOT, actionCode, type DeviceTrace } from './snapshot.js';
+import { grown } from '../../util/typed-arrays.js';
 
 /** A trace entry being read: the rows' current one (one object per device list, not one per entry). */
 export class Entry extends Decoded {
@@ -212,24 +213,13 @@ export class TraceRows extends Decoded {
   }
 
   private grow(n: number): void {
-    const f64 = (a: Float64Array): Float64Array<ArrayBuffer> => {
-      const b = new Float64Array(n);
-      b.set(a);
-      return b;
-    };
-    const action = new Uint8Array(n);
-    action.set(this.action);
-    this.action = action;
-    const flags = new Uint8Array(n);
-    flags.set(this.flags);
-    this.flags = flags;
-    const frames = new Int32Array(n);
-    frames.set(this.frames);
-    this.frames = frames;
-    this.addr = f64(this.addr);
-    this.size = f64(this.size);
-    this.stream = f64(this.stream);
-    this.time = f64(this.time);
+    this.action = grown(this.action, n);
+    this.flags = grown(this.flags, n);
+    this.frames = grown(this.frames, n);
+    this.addr = grown(this.addr, n);
+    this.size = grown(this.size, n);
+    this.stream = grown(this.stream, n);
+    this.time = grown(this.time, n);
   }
 
   /**
