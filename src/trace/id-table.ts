@@ -101,6 +101,14 @@ export class IdTable {
     return writeDecimal(values[a] as number, out, pos);
   }
 
+  /**
+   * While every id is a plain decimal number (number mode, no prefixes): the table's column of them,
+   * indexed by allocation, to read and not to change (writers format them as numbers); else null.
+   */
+  plainNumbers(): Uint32Array | null {
+    return this.prefixOf ? null : this.values;
+  }
+
   /** The number of bytes of allocation `a`'s id. */
   bytesOf(a: number): number {
     const values = this.values;

@@ -41,6 +41,32 @@ describe('--placements CSV written as bytes', () => {
     );
   });
 
+  it('writes plain-number ids as numbers across batches, and the same lines once a later id is not a number', () => {
+    const dir = tempDir();
+    for (const last of ['9', 'x,y']) {
+      const path = join(dir, `plain-${last.length}.csv`);
+      const ids = new IdTable();
+      const file = new OutputFile(path);
+      const csv = new PlacementsCsv(file, () => ids);
+      const lines = ['event,id,address,sizeBytes,allocatedBytes'];
+      // 3 * 4096 + 5 lines: whole batches and a part of one; numbers at the edges of the digit groups.
+      const numbers = [0, 9, 10, 9999, 10_000, 99_999_999, 100_000_000, 2 ** 31 - 1, 2 ** 31, 2 ** 32 + 1, 2 ** 53 - 1];
+      for (let k = 0; k < 3 * 4096 + 5; k++) {
+        const s = k === 3 * 4096 + 4 ? last : String(k * 7919);
+        const b = enc.encode(s);
+        const a = ids.insert(b, 0, b.length);
+        const event = k % 3 === 0 ? (numbers[k % numbers.length] as number) : k;
+        const address = k % 5 === 0 ? (numbers[(k >> 2) % numbers.length] as number) : 2 ** 40 + k * 256;
+        const size = numbers[(k >> 1) % numbers.length] as number;
+        csv.place(event, a, address, size, size + 1);
+        lines.push(expected(event, s, address, size, size + 1));
+      }
+      csv.close();
+      file.close();
+      expect(readFileSync(path, 'utf8')).toBe(lines.join('\n') + '\n');
+    }
+  });
+
   it('writes a file larger than its buffer, with an id longer than the buffer', () => {
     const path = join(tempDir(), 'big.csv');
     const ids = new IdTable();
