@@ -70,11 +70,20 @@ function hex32(v: number, view: DataView, pos: number): number {
   return end;
 }
 
+/** Writes `x` (0 < x < 2^16) in lowercase hexadecimal without leading zeros: one store. */
+function hex16(x: number, view: DataView, pos: number): number {
+  const digits = 8 - (Math.clz32(x) >> 2);
+  view.setUint32(pos, ((HEX2[x >>> 8] as number) | ((HEX2[x & 0xff] as number) << 16)) >>> ((4 - digits) << 3), true);
+  return pos + digits;
+}
+
 /** Writes a safe integer `v` >= 0 in lowercase hexadecimal (as v.toString(16)); returns the position after it. */
 export function asciiHex(v: number, view: DataView, pos: number): number {
   if (v < 4294967296) return hex32(v >>> 0, view, pos);
   const low = v >>> 0;
-  const p = hex32(Math.floor(v / 4294967296), view, pos);
+  // Exact: a power of two. Addresses of a 64-bit device (BFC's start at 2^40) take the one-store path.
+  const high = Math.floor(v * 2.3283064365386963e-10);
+  const p = high < 65536 ? hex16(high, view, pos) : hex32(high, view, pos);
   view.setUint32(p, (HEX2[low >>> 24] as number) | ((HEX2[(low >>> 16) & 0xff] as number) << 16), true);
   view.setUint32(p + 4, (HEX2[(low >>> 8) & 0xff] as number) | ((HEX2[low & 0xff] as number) << 16), true);
   return p + 8;

@@ -14,7 +14,7 @@ function written(write: typeof asciiDecimal, v: number): { text: string; before:
 
 describe('ASCII numbers written into bytes', () => {
   it('writes the digits String(v) and v.toString(16) give at the edges of each group', () => {
-    const edges = [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 10_001, 99_999_999, 100_000_000, 100_000_001, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 15, 0x10000003300, 2 ** 53 - 1];
+    const edges = [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 10_001, 99_999_999, 100_000_000, 100_000_001, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 15, 0x1ffffffff, 0xfffffffffff, 0x10000003300, 0xffffffffffff, 2 ** 48, 2 ** 53 - 1];
     for (const v of edges) {
       expect(written(asciiDecimal, v)).toEqual({ text: String(v), before: 0x7c });
       expect(written(asciiHex, v)).toEqual({ text: v.toString(16), before: 0x7c });
