@@ -1,10 +1,11 @@
-import { placementKernels, RUN_BYTES, SLOT_BYTES, type BestGapKernel, type MergeKernel } from './merge-kernel.js';
+import { RUN_BYTES, SLOT_BYTES, type BestGapKernel } from './merge-kernel.js';
 import { WASM_MEMORY_MAX_BYTES, OutOfAddressSpace } from './limits.js';
 import { alignUp } from './records.js';
 import { DEFAULT_TIME_CLASSES, TimeClasses, type TimeClassesOptions } from './time-classes.js';
 import { timeAxis } from './time-index.js';
 import type { UsageRecords } from './types.js';
 import { wasm, type WasmMemory } from './wasm-module.js';
+import { BLOCK_INFO_BYTES, placementKernels, STATE, WINDOW_AT, type InsertKernel, type UnionKernel } from './window-kernel.js';
 import { formatBytes, formatCount } from '../util/bytes.js';
 
 /**
@@ -22,8 +23,9 @@ import { formatBytes, formatCount } from '../util/bytes.js';
  * sorted by offset in slots of its own (an insertion into at most a block's worth on each
  * placement), so the union is one merge per block of its slots, read in order and filtered by
  * time, into the runs so far: no search per record, no sort, and no lookup through a record index.
- * The slots and the runs being merged live in a WebAssembly memory, and the merge of a block is a
- * WebAssembly function (merge-kernel.ts). The records that meet a window are in order by offset
+ * The slots and the runs being merged live in a WebAssembly memory; the merge of a block is a
+ * WebAssembly function (merge-kernel.ts), and so are the walk over a window's blocks and the
+ * insertion of a slot (window-kernel.ts), one call each per record. The records that meet a window are in order by offset
  * within a block but scattered over the arena (records that conflict are disjoint, so their union splits into about
  * as many pieces as a block holds); the merge walks them in memory order, a few blocks per window.
  * At a fixed live-set width a window costs a bounded number of blocks, so a run is linear in the
@@ -51,29 +53,26 @@ export class Placement {
    */
   private readonly placedAt: Float64Array;
   /**
-   * The kernel's memory: per position, at SLOT_BYTES * position, the slot of its block (a block's
+   * The kernels' memory: per position, at SLOT_BYTES * position, the slot of its block (a block's
    * placed records sorted by offset, ties in placement order: offset, aligned end, first and last
-   * time index); then the runs of one block, then two buffers of runs (the runs so far and the ones
-   * the next merge writes), moved to the end of the memory when they grow; a run of scratch before
-   * each of the three (the merge kernel's).
+   * time index); per block, its placed records' count and time bounds (BLOCK_INFO_BYTES at infoAt:
+   * the smallest first, largest last, largest first and smallest last time index, what a window
+   * asks of a block in one cache line: a block none of whose placed records meets the window is
+   * passed over, and a bound that all of them meet is not tested); the state the kernels share (at
+   * stateAt, see window-kernel.ts); then the runs of one block, then two buffers of runs (the runs
+   * so far and the ones the next merge writes), moved to the end of the memory when they grow; a
+   * run of scratch before each of the three (the merge kernel's).
    */
   private readonly memory: WasmMemory;
-  private readonly merge: MergeKernel;
+  private readonly unionKernel: UnionKernel;
+  private readonly insertKernel: InsertKernel;
   private readonly bestGap: BestGapKernel;
   private f64: Float64Array;
   private i32: Int32Array;
-  private readonly pickAt: number;
+  private readonly stateAt: number;
   private accAt: number;
-  private tmpAt: number;
   /** Runs each buffer holds. */
   private runCap = 256;
-  /**
-   * Per block k, at 8k: how many of its records are placed (slots), then the time bounds of those:
-   * the smallest first, largest last, largest first and smallest last time index. What a window
-   * asks of a block, in one cache line: a block none of whose placed records meets the window is
-   * passed over, and a bound that all of them meet is not tested.
-   */
-  private readonly blockInfo: Int32Array;
   private placed = 0;
   /** Positions gathered by {@link conflicting}. */
   private out: Int32Array;
@@ -87,14 +86,20 @@ export class Placement {
     layout: TimeClassesOptions = DEFAULT_TIME_CLASSES,
   ) {
     const n = r.count;
-    // Slots (one past the last position, so that a block's end address is in the memory), then the
-    // runs of one block and their sentinel, then the two run buffers, each after a run of scratch.
-    this.pickAt = Math.ceil((SLOT_BYTES * (n + 1)) / RUN_BYTES) * RUN_BYTES + RUN_BYTES;
-    this.accAt = this.pickAt + RUN_BYTES * ((1 << layout.blockBits) + 2);
-    this.tmpAt = this.accAt + RUN_BYTES * (this.runCap + 1);
-    const bytes = this.tmpAt + RUN_BYTES * this.runCap;
+    // Slots (one past the last position, so that a block's end address is in the memory), the
+    // blocks' bounds and the state, then the runs of one block and their sentinel, then the two run
+    // buffers, each after a run of scratch.
+    const blocks = (n >> layout.blockBits) + 1;
+    const infoAt = Math.ceil((SLOT_BYTES * (n + 1)) / BLOCK_INFO_BYTES) * BLOCK_INFO_BYTES;
+    this.stateAt = infoAt + BLOCK_INFO_BYTES * blocks;
+    // The state, and each class's window (at most 33 classes).
+    const pickAt = Math.ceil((this.stateAt + WINDOW_AT + 8 * 33) / RUN_BYTES) * RUN_BYTES + RUN_BYTES;
+    this.accAt = pickAt + RUN_BYTES * ((1 << layout.blockBits) + 2);
+    const tmpAt = this.accAt + RUN_BYTES * (this.runCap + 1);
+    const bytes = tmpAt + RUN_BYTES * this.runCap;
     if (bytes > WASM_MEMORY_MAX_BYTES) {
-      const most = Math.floor((WASM_MEMORY_MAX_BYTES - (bytes - SLOT_BYTES * n)) / SLOT_BYTES);
+      const perRecord = SLOT_BYTES + BLOCK_INFO_BYTES / 2 ** layout.blockBits;
+      const most = Math.floor((WASM_MEMORY_MAX_BYTES - (bytes - perRecord * n)) / perRecord);
       throw new OutOfAddressSpace(
         `${formatCount(n)} records need ${formatBytes(bytes)} of WebAssembly memory for their placement, over its limit of ` +
           `${formatBytes(WASM_MEMORY_MAX_BYTES)} (at most ${formatCount(most)} records)`,
@@ -103,19 +108,26 @@ export class Placement {
     this.offsets = new Float64Array(n);
     this.layout = new TimeClasses(timeAxis(r), layout);
     this.placedAt = new Float64Array(2 * n).fill(-1);
-    const blocks = (n >> layout.blockBits) + 1;
-    this.blockInfo = new Int32Array(8 * blocks);
-    // No record placed: bounds that no window meets.
-    for (let k = 0; k < blocks; k++) {
-      this.blockInfo[8 * k + 1] = 0x7fffffff;
-      this.blockInfo[8 * k + 2] = -1;
-      this.blockInfo[8 * k + 3] = -1;
-      this.blockInfo[8 * k + 4] = 0x7fffffff;
-    }
     this.memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) });
-    ({ merge: this.merge, bestGap: this.bestGap } = placementKernels(this.memory));
+    ({ union: this.unionKernel, insert: this.insertKernel, bestGap: this.bestGap } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
     this.i32 = new Int32Array(this.memory.buffer);
+    // No record placed: bounds that no window meets.
+    const bi = this.i32;
+    for (let k = 0, x = infoAt >> 2; k < blocks; k++, x += BLOCK_INFO_BYTES >> 2) {
+      bi[x + 1] = 0x7fffffff;
+      bi[x + 2] = -1;
+      bi[x + 3] = -1;
+      bi[x + 4] = 0x7fffffff;
+    }
+    const st = this.stateAt >> 2;
+    bi[st + STATE.accAt / 4] = this.accAt;
+    bi[st + STATE.tmpAt / 4] = tmpAt;
+    bi[st + STATE.runCap / 4] = this.runCap;
+    bi[st + STATE.pickAt / 4] = pickAt;
+    bi[st + STATE.classCount / 4] = this.layout.classCount;
+    bi[st + STATE.blockBits / 4] = layout.blockBits;
+    bi[st + STATE.infoAt / 4] = infoAt;
     const cap = 64;
     this.runStart = new Float64Array(cap);
     this.runEnd = new Float64Array(cap);
@@ -198,63 +210,41 @@ export class Placement {
     const L = this.layout;
     const a = L.first[p] as number;
     const b = L.last[p] as number;
-    const bb = L.blockBits;
-    const bi = this.blockInfo;
-    const merge = this.merge;
-    let acc = this.accAt;
-    let tmp = this.tmpAt;
-    let m = 0;
-    let done = -1;
+    // Each class's run of positions that may meet the window, for the window kernel.
+    let t = this.i32;
+    const w = (this.stateAt + WINDOW_AT) >> 2;
     for (let k = 0; k < L.classCount; k++) {
-      const from = L.windowStart(k, a);
-      const to = L.windowEnd(k, b);
-      if (from >= to) continue;
-      for (let blk = Math.max(from >> bb, done + 1), last = (to - 1) >> bb; blk <= last; blk++) {
-        const info = 8 * blk;
-        if ((bi[info + 2] as number) < a || (bi[info + 1] as number) > b) continue;
-        const count = bi[info] as number;
-        if (m + count + 2 > this.runCap) {
-          this.growRuns(m + count + 2, acc, m);
-          acc = this.accAt;
-          tmp = this.tmpAt;
-        }
-        const o = SLOT_BYTES * (blk << bb);
-        // A bound that every record of the block meets is not tested.
-        const hiFirst = (bi[info + 3] as number) > b ? b : 0x7fffffff;
-        const loLast = (bi[info + 4] as number) < a ? a : -1;
-        const w = merge(o, o + SLOT_BYTES * count, hiFirst, loLast, acc, m, tmp, gapBytes, this.pickAt);
-        if (w < 0) continue;
-        m = w;
-        const x = acc;
-        acc = tmp;
-        tmp = x;
-      }
-      done = (to - 1) >> bb;
+      t[w + 2 * k] = L.windowStart(k, a);
+      t[w + 2 * k + 1] = L.windowEnd(k, b);
     }
-    this.accAt = acc;
-    this.tmpAt = tmp;
+    let m: number;
+    while ((m = this.unionKernel(a, b, gapBytes, this.stateAt)) < 0) {
+      this.growRuns();
+      t = this.i32;
+    }
+    this.accAt = t[(this.stateAt + STATE.accAt) >> 2] as number;
     return m;
   }
 
-  /** Run buffers of at least `need` runs, at the end of a grown memory, keeping the m runs at `acc`. */
-  private growRuns(need: number, acc: number, m: number): void {
-    let cap = this.runCap;
-    while (cap < need) cap *= 2;
+  /** Run buffers twice as large, at the end of a grown memory (the union that needed them starts over). */
+  private growRuns(): void {
+    const cap = 2 * this.runCap;
     const held = this.memory.buffer.byteLength;
     // A run of scratch before each buffer.
     const at = held + RUN_BYTES;
     if (at + RUN_BYTES * (2 * cap + 1) > WASM_MEMORY_MAX_BYTES) {
       throw new OutOfAddressSpace(
-        `${formatCount(need)} runs of placed records met by one record do not fit in a WebAssembly memory beside the ` +
+        `${formatCount(cap)} runs of placed records met by one record do not fit in a WebAssembly memory beside the ` +
           `${formatBytes(held)} it holds (its limit is ${formatBytes(WASM_MEMORY_MAX_BYTES)})`,
       );
     }
     this.memory.grow(Math.ceil((RUN_BYTES * (2 * cap + 2)) / 65536));
     this.f64 = new Float64Array(this.memory.buffer);
     this.i32 = new Int32Array(this.memory.buffer);
-    this.f64.copyWithin(at >> 3, acc >> 3, (acc >> 3) + 2 * m);
-    this.accAt = at;
-    this.tmpAt = at + RUN_BYTES * (cap + 1);
+    const st = this.stateAt >> 2;
+    this.i32[st + STATE.accAt / 4] = at;
+    this.i32[st + STATE.tmpAt / 4] = at + RUN_BYTES * (cap + 1);
+    this.i32[st + STATE.runCap / 4] = cap;
     this.runCap = cap;
   }
 
@@ -307,39 +297,8 @@ export class Placement {
     this.placedAt[2 * p + 1] = this.placed++;
     const end = alignUp(offset + size, this.alignmentBytes);
     // A record that occupies nothing takes no slot: the merges see only ranges of positive length.
-    if (end <= offset) return;
-    // Into its block's slots, after those at or below its offset (earlier placements first on ties).
-    const blk = p >> this.layout.blockBits;
-    const o = blk << this.layout.blockBits;
-    const bi = this.blockInfo;
-    const info = 8 * blk;
-    const count = bi[info] as number;
-    const first = this.layout.first[p] as number;
-    const last = this.layout.last[p] as number;
-    bi[info] = count + 1;
-    if (first < (bi[info + 1] as number)) bi[info + 1] = first;
-    if (last > (bi[info + 2] as number)) bi[info + 2] = last;
-    if (first > (bi[info + 3] as number)) bi[info + 3] = first;
-    if (last < (bi[info + 4] as number)) bi[info + 4] = last;
-    // Slot j: offset and end at f64 3j and 3j + 1, first and last at i32 6j + 4 and 6j + 5 (the
-    // bytes of f64 3j + 2). It goes after the slots at or below its offset (a binary search), and
-    // those above move up one slot, bytes as they are (copyWithin is a memmove).
-    const f = this.f64;
-    const t = this.i32;
-    let lo = o;
-    let hi = o + count;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((f[3 * mid] as number) > offset) hi = mid;
-      else lo = mid + 1;
-    }
-    const j = lo;
-    if (j < o + count) f.copyWithin(3 * j + 3, 3 * j, 3 * (o + count));
     // + 0 turns a -0 into 0: the kernel orders offsets by their bit patterns.
-    f[3 * j] = offset + 0;
-    f[3 * j + 1] = end;
-    t[6 * j + 4] = first;
-    t[6 * j + 5] = last;
+    if (end > offset) this.insertKernel(p, offset + 0, end, this.layout.first[p] as number, this.layout.last[p] as number, this.stateAt);
   }
 
   /** The aligned end of a placed record. */
