@@ -37,10 +37,11 @@ import { formatBytes, formatCount } from '../util/bytes.js';
  * record of positive size is placed after one of them and their runs need not be split.
  */
 /**
- * Bytes per record a placement run allocates: the placement (offsets, each position's offset and order, block slots,
- * scratch runs), the time axis and the layout, and the order of the records.
+ * Bytes per record a placement run allocates: the placement (offsets, the log of placements and, once
+ * asked for, each position's offset and order, block slots, scratch runs, each step's position and
+ * times), the time axis and the layout, and the order of the records.
  */
-export const PLACEMENT_BYTES_PER_RECORD = 152;
+export const PLACEMENT_BYTES_PER_RECORD = 172;
 
 export class Placement {
   readonly offsets: Float64Array;
@@ -49,9 +50,22 @@ export class Placement {
   private readonly layout: TimeClasses;
   /**
    * Per position p, at 2p and 2p + 1: its offset and its placement order, which is -1 until it is
-   * placed and indexed (side by side: a placement writes one cache line).
+   * placed and indexed (side by side: one cache line). Built when {@link conflicting} is first
+   * asked, from the log of indexed placements, and kept up to date from then on: the placement
+   * loops of positive sizes never read it.
    */
-  private readonly placedAt: Float64Array;
+  private placedAt: Float64Array | null = null;
+  /** Per indexed placement j, at 2j and 2j + 1: its position and its placement order. */
+  private readonly placedLog: Int32Array;
+  private logged = 0;
+  /** Indexed placements already in placedAt. */
+  private applied = 0;
+  /**
+   * Per step k of the placement order given to {@link sequence}, at 3k, 3k + 1 and 3k + 2: the
+   * record's position, first and last time index, read in sequence by the step methods instead of
+   * looked up at a random position per record.
+   */
+  private steps: Int32Array = new Int32Array(0);
   /**
    * The kernels' memory: per position, at SLOT_BYTES * position, the slot of its block (a block's
    * placed records sorted by offset, ties in placement order: offset, aligned end, first and last
@@ -107,7 +121,7 @@ export class Placement {
     }
     this.offsets = new Float64Array(n);
     this.layout = new TimeClasses(timeAxis(r), layout);
-    this.placedAt = new Float64Array(2 * n).fill(-1);
+    this.placedLog = new Int32Array(2 * n);
     this.memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) });
     ({ union: this.unionKernel, insert: this.insertKernel, bestGap: this.bestGap } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
@@ -190,7 +204,11 @@ export class Placement {
    * max(heapSize, its end), which the best-gap kernel returns only when no gap holds the record.
    */
   bestFitBelow(p: number, size: number, heapSize: number): number {
-    const m = this.union(p, size);
+    return this.fitBelow(this.union(p, size), size, heapSize);
+  }
+
+  /** {@link bestFitBelow} over the m runs of the last union. */
+  private fitBelow(m: number, size: number, heapSize: number): number {
     const f = this.f64;
     const at = this.accAt >> 3;
     const lastEnd = m > 0 ? (f[at + 2 * m - 1] as number) : 0;
@@ -202,14 +220,52 @@ export class Placement {
     return offset === top ? -1 : offset;
   }
 
+  /**
+   * The order the records will be placed in: step k places recs[k], and the step methods
+   * ({@link bestFitStep}, {@link bestFitBelowStep}, {@link placeStep}) take k.
+   */
+  sequence(recs: ArrayLike<number>): void {
+    const L = this.layout;
+    const s = new Int32Array(3 * recs.length);
+    for (let k = 0; k < recs.length; k++) {
+      const p = L.posOf[recs[k] as number] as number;
+      s[3 * k] = p;
+      s[3 * k + 1] = L.first[p] as number;
+      s[3 * k + 2] = L.last[p] as number;
+    }
+    this.steps = s;
+  }
+
+  /** {@link bestFitAt} for the record of step k. */
+  bestFitStep(k: number, size: number): number {
+    const s = this.steps;
+    const m = this.unionOf(s[3 * k + 1] as number, s[3 * k + 2] as number, size);
+    return this.bestGap(this.accAt, m, size);
+  }
+
+  /** {@link bestFitBelow} for the record of step k. */
+  bestFitBelowStep(k: number, size: number, heapSize: number): number {
+    const s = this.steps;
+    return this.fitBelow(this.unionOf(s[3 * k + 1] as number, s[3 * k + 2] as number, size), size, heapSize);
+  }
+
+  /** {@link placeAt} for the record of step k, `rec`. */
+  placeStep(k: number, rec: number, size: number, offset: number): void {
+    const s = this.steps;
+    this.record(rec, s[3 * k] as number, s[3 * k + 1] as number, s[3 * k + 2] as number, size, offset);
+  }
+
   /** The end of the last run of the last {@link bestFitBelow} (0 with none). */
   lastRunEnd = 0;
 
   /** The runs of {@link occupiedAt}, left at accAt in the kernel's memory; returns how many. */
   private union(p: number, gapBytes: number): number {
+    return this.unionOf(this.layout.first[p] as number, this.layout.last[p] as number, gapBytes);
+  }
+
+  /** {@link union} for a window [a, b] of time indices. */
+  private unionOf(a: number, b: number, gapBytes: number): number {
     const L = this.layout;
-    const a = L.first[p] as number;
-    const b = L.last[p] as number;
     // Each class's run of positions that may meet the window, for the window kernel.
     let t = this.i32;
     const w = (this.stateAt + WINDOW_AT) >> 2;
@@ -257,11 +313,12 @@ export class Placement {
     const p = L.posOf[rec] as number;
     const a = L.first[p] as number;
     const b = L.last[p] as number;
+    const at = this.placedIndex();
     let k = 0;
     for (let c = 0; c < L.classCount; c++) {
       const to = L.windowEnd(c, b);
       for (let x = L.windowStart(c, a); x < to; x++) {
-        if ((this.placedAt[2 * x + 1] as number) >= 0 && (L.last[x] as number) >= a && (L.first[x] as number) <= b) {
+        if ((at[2 * x + 1] as number) >= 0 && (L.last[x] as number) >= a && (L.first[x] as number) <= b) {
           if (k === this.out.length) {
             const bigger = new Int32Array(2 * k);
             bigger.set(this.out);
@@ -272,7 +329,6 @@ export class Placement {
       }
     }
     const list = this.out.subarray(0, k);
-    const at = this.placedAt;
     list.sort((x, y) => (at[2 * x] as number) - (at[2 * y] as number) || (at[2 * x + 1] as number) - (at[2 * y + 1] as number));
     for (let j = 0; j < k; j++) list[j] = L.recAt[list[j] as number] as number;
     return list;
@@ -291,14 +347,33 @@ export class Placement {
 
   /** {@link place} for record `rec` of `size` bytes at position `p`, indexed. */
   placeAt(rec: number, p: number, size: number, offset: number): void {
+    this.record(rec, p, this.layout.first[p] as number, this.layout.last[p] as number, size, offset);
+  }
+
+  /** {@link placeAt}, with the first and last time index of position p. */
+  private record(rec: number, p: number, first: number, last: number, size: number, offset: number): void {
     this.offsets[rec] = offset;
     this.totalBytes = Math.max(this.totalBytes, offset + size);
-    this.placedAt[2 * p] = offset;
-    this.placedAt[2 * p + 1] = this.placed++;
+    const j = this.logged++;
+    this.placedLog[2 * j] = p;
+    this.placedLog[2 * j + 1] = this.placed++;
     const end = alignUp(offset + size, this.alignmentBytes);
     // A record that occupies nothing takes no slot: the merges see only ranges of positive length.
     // + 0 turns a -0 into 0: the kernel orders offsets by their bit patterns.
-    if (end > offset) this.insertKernel(p, offset + 0, end, this.layout.first[p] as number, this.layout.last[p] as number, this.stateAt);
+    if (end > offset) this.insertKernel(p, offset + 0, end, first, last, this.stateAt);
+  }
+
+  /** {@link placedAt}, with every indexed placement so far. */
+  private placedIndex(): Float64Array {
+    const at = (this.placedAt ??= new Float64Array(2 * this.r.count).fill(-1));
+    const log = this.placedLog;
+    const recAt = this.layout.recAt;
+    for (; this.applied < this.logged; this.applied++) {
+      const p = log[2 * this.applied] as number;
+      at[2 * p] = this.offsets[recAt[p] as number] as number;
+      at[2 * p + 1] = log[2 * this.applied + 1] as number;
+    }
+    return at;
   }
 
   /** The aligned end of a placed record. */

@@ -20,10 +20,11 @@ export function greedyBySizeOffsets(r: UsageRecords, alignmentBytes: number, lim
   const clock = new Clock(limits, r.count);
   const p = new Placement(r, alignmentBytes);
   const order = bySizeDescending(r);
-  // Sizes and positions in placement order, read in sequence rather than looked up per record.
+  // Sizes (and the placement's positions and times) in placement order, read in sequence rather
+  // than looked up per record.
   const sizes = new Float64Array(r.count);
   for (let k = 0; k < r.count; k++) sizes[k] = r.size[order[k] as number] as number;
-  const pos = p.positions(order);
+  p.sequence(order);
   for (let k = 0; k < r.count; k++) {
     clock.tick();
     const rec = order[k] as number;
@@ -31,7 +32,7 @@ export function greedyBySizeOffsets(r: UsageRecords, alignmentBytes: number, lim
     if (size > 0) {
       // The smallest gap that holds it, among the runs of the records it conflicts with (gaps
       // narrower than the record never take it, so runs closer than its size are merged as one).
-      p.placeAt(rec, pos[k] as number, size, p.bestFitAt(pos[k] as number, size));
+      p.placeStep(k, rec, size, p.bestFitStep(k, size));
       continue;
     }
     let bestDiff = Infinity;
@@ -47,7 +48,7 @@ export function greedyBySizeOffsets(r: UsageRecords, alignmentBytes: number, lim
       }
       prev = Math.max(prev, p.end(other));
     }
-    p.placeAt(rec, pos[k] as number, size, bestOffset < 0 ? prev : bestOffset);
+    p.placeStep(k, rec, size, bestOffset < 0 ? prev : bestOffset);
   }
   return { kind: 'offsets', offsets: p.offsets, totalBytes: p.totalBytes };
 }
@@ -64,8 +65,8 @@ export const greedyBySizeOffsetsPlanner: PlannerDefinition = {
   kind: 'offsets',
   description: 'largest first, each into the smallest gap between the records it conflicts with',
   source: 'tflite GreedyBySizeAssignment (memory_management/greedy_by_size_assignment.cc)',
-  // The placement, and each record's size and position in placement order.
-  memoryBytes: (r) => (PLACEMENT_BYTES_PER_RECORD + 12) * r.count,
+  // The placement, and each record's size in placement order.
+  memoryBytes: (r) => (PLACEMENT_BYTES_PER_RECORD + 8) * r.count,
   inBest: true,
   plan: (r, o) => greedyBySizeOffsets(r, o.alignmentBytes, o.limits),
 };

@@ -17,7 +17,7 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
   const p = new Placement(r, alignmentBytes);
   const n = r.count;
   const order = xlaOrder(r, type);
-  const pos = p.positions(order);
+  p.sequence(order);
   let heapSize = 0;
   for (let k = 0; k < n; k++) {
     clock.tick();
@@ -31,12 +31,12 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
     // and the space above them up to the heap's size; gaps narrower than the buffer never take it,
     // so runs closer than its size are one. The smallest that holds it (the lowest on ties), as
     // FindChunkCandidate's walk keeps it; when none does, on top of the highest of them.
-    let fitOffset = p.bestFitBelow(pos[k] as number, size, heapSize);
+    let fitOffset = p.bestFitBelowStep(k, size, heapSize);
     if (fitOffset < 0) {
       fitOffset = p.lastRunEnd;
       heapSize = fitOffset + size;
     }
-    p.placeAt(rec, pos[k] as number, size, fitOffset);
+    p.placeStep(k, rec, size, fitOffset);
   }
   return { kind: 'offsets', offsets: p.offsets, totalBytes: p.totalBytes };
 }
@@ -67,8 +67,8 @@ export const xlaSpatial: PlannerDefinition = {
   kind: 'offsets',
   description: 'XLA global decreasing-size best fit, spatial order (size, then live range)',
   source: 'xla GlobalDecreasingSizeBestFitHeap kSpatial (service/heap_simulator)',
-  // The placement, and each record's position in placement order.
-  memoryBytes: (r) => (PLACEMENT_BYTES_PER_RECORD + 4) * r.count,
+  // The placement.
+  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
   inBest: true,
   plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'spatial', o.limits),
 };
@@ -78,8 +78,8 @@ export const xlaTemporal: PlannerDefinition = {
   kind: 'offsets',
   description: 'XLA global decreasing-size best fit, temporal order (live range, then size)',
   source: 'xla GlobalDecreasingSizeBestFitHeap kTemporal (service/heap_simulator)',
-  // The placement, and each record's position in placement order.
-  memoryBytes: (r) => (PLACEMENT_BYTES_PER_RECORD + 4) * r.count,
+  // The placement.
+  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
   inBest: true,
   plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'temporal', o.limits),
 };
