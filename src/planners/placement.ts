@@ -5,7 +5,16 @@ import { DEFAULT_TIME_CLASSES, TimeClasses, type TimeClassesOptions } from './ti
 import { timeAxis } from './time-index.js';
 import type { UsageRecords } from './types.js';
 import { wasm, type WasmMemory } from './wasm-module.js';
-import { BLOCK_INFO_BYTES, placementKernels, STATE, WINDOW_AT, type InsertKernel, type UnionKernel } from './window-kernel.js';
+import {
+  BLOCK_INFO_BYTES,
+  placementKernels,
+  STATE,
+  STEP_BYTES,
+  WINDOW_AT,
+  type InsertKernel,
+  type StepsKernel,
+  type UnionKernel,
+} from './window-kernel.js';
 import { formatBytes, formatCount } from '../util/bytes.js';
 
 /**
@@ -41,7 +50,7 @@ import { formatBytes, formatCount } from '../util/bytes.js';
  * asked for, each position's offset and order, block slots, scratch runs, each step's position and
  * times), the time axis and the layout, and the order of the records.
  */
-export const PLACEMENT_BYTES_PER_RECORD = 172;
+export const PLACEMENT_BYTES_PER_RECORD = 184;
 
 export class Placement {
   readonly offsets: Float64Array;
@@ -60,12 +69,10 @@ export class Placement {
   private logged = 0;
   /** Indexed placements already in placedAt. */
   private applied = 0;
-  /**
-   * Per step k of the placement order given to {@link sequence}, at 3k, 3k + 1 and 3k + 2: the
-   * record's position, first and last time index, read in sequence by the step methods instead of
-   * looked up at a random position per record.
-   */
-  private steps: Int32Array = new Int32Array(0);
+  /** Where the steps of the placement order given to {@link sequence} are in the kernels' memory (see window-kernel.ts). */
+  private stepsAt = 0;
+  /** The records in placement order. */
+  private order: ArrayLike<number> = [];
   /**
    * The kernels' memory: per position, at SLOT_BYTES * position, the slot of its block (a block's
    * placed records sorted by offset, ties in placement order: offset, aligned end, first and last
@@ -80,6 +87,7 @@ export class Placement {
   private readonly memory: WasmMemory;
   private readonly unionKernel: UnionKernel;
   private readonly insertKernel: InsertKernel;
+  private readonly stepsKernel: StepsKernel;
   private readonly bestGap: BestGapKernel;
   private f64: Float64Array;
   private i32: Int32Array;
@@ -123,7 +131,7 @@ export class Placement {
     this.layout = new TimeClasses(timeAxis(r), layout);
     this.placedLog = new Int32Array(2 * n);
     this.memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) });
-    ({ union: this.unionKernel, insert: this.insertKernel, bestGap: this.bestGap } = placementKernels(this.memory));
+    ({ union: this.unionKernel, insert: this.insertKernel, steps: this.stepsKernel, bestGap: this.bestGap } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
     this.i32 = new Int32Array(this.memory.buffer);
     // No record placed: bounds that no window meets.
@@ -142,6 +150,8 @@ export class Placement {
     bi[st + STATE.classCount / 4] = this.layout.classCount;
     bi[st + STATE.blockBits / 4] = layout.blockBits;
     bi[st + STATE.infoAt / 4] = infoAt;
+    bi[st + STATE.grainBits / 4] = layout.grainBits;
+    bi[st + STATE.tableSteps / 4] = this.layout.steps;
     const cap = 64;
     this.runStart = new Float64Array(cap);
     this.runEnd = new Float64Array(cap);
@@ -221,38 +231,88 @@ export class Placement {
   }
 
   /**
-   * The order the records will be placed in: step k places recs[k], and the step methods
-   * ({@link bestFitStep}, {@link bestFitBelowStep}, {@link placeStep}) take k.
+   * The order the records will be placed in: step k places recs[k]. The steps (each record's size,
+   * position and times, in sequence) and the layout's tables go into the kernels' memory, for
+   * {@link placeSteps} and {@link placeStep}.
    */
   sequence(recs: ArrayLike<number>): void {
     const L = this.layout;
-    const s = new Int32Array(3 * recs.length);
-    for (let k = 0; k < recs.length; k++) {
-      const p = L.posOf[recs[k] as number] as number;
-      s[3 * k] = p;
-      s[3 * k + 1] = L.first[p] as number;
-      s[3 * k + 2] = L.last[p] as number;
+    const n = recs.length;
+    const tableBytes = 4 * L.reachTable.length;
+    const reachAt = this.memory.buffer.byteLength;
+    const startAt = reachAt + tableBytes;
+    const stepsAt = startAt + tableBytes;
+    const bytes = stepsAt + STEP_BYTES * n;
+    if (bytes > WASM_MEMORY_MAX_BYTES) {
+      throw new OutOfAddressSpace(
+        `${formatCount(n)} records to place in order need ${formatBytes(bytes)} of WebAssembly memory, over its limit of ${formatBytes(WASM_MEMORY_MAX_BYTES)}`,
+      );
     }
-    this.steps = s;
+    this.memory.grow(Math.ceil((bytes - reachAt) / 65536));
+    this.f64 = new Float64Array(this.memory.buffer);
+    const t = (this.i32 = new Int32Array(this.memory.buffer));
+    t.set(L.reachTable, reachAt >> 2);
+    t.set(L.startTable, startAt >> 2);
+    const st = this.stateAt >> 2;
+    t[st + STATE.reachAt / 4] = reachAt;
+    t[st + STATE.startAt / 4] = startAt;
+    t[st + STATE.stepsAt / 4] = stepsAt;
+    const f = this.f64;
+    const size = this.r.size;
+    for (let k = 0, x = stepsAt >> 2; k < n; k++, x += STEP_BYTES >> 2) {
+      const rec = recs[k] as number;
+      const p = L.posOf[rec] as number;
+      f[x >> 1] = size[rec] as number;
+      t[x + 2] = p;
+      t[x + 3] = L.first[p] as number;
+      t[x + 4] = L.last[p] as number;
+    }
+    this.stepsAt = stepsAt;
+    this.order = recs;
   }
 
-  /** {@link bestFitAt} for the record of step k. */
-  bestFitStep(k: number, size: number): number {
-    const s = this.steps;
-    const m = this.unionOf(s[3 * k + 1] as number, s[3 * k + 2] as number, size);
-    return this.bestGap(this.accAt, m, size);
-  }
-
-  /** {@link bestFitBelow} for the record of step k. */
-  bestFitBelowStep(k: number, size: number, heapSize: number): number {
-    const s = this.steps;
-    return this.fitBelow(this.unionOf(s[3 * k + 1] as number, s[3 * k + 2] as number, size), size, heapSize);
+  /**
+   * Places the records of steps [k0, k1) of the sequence, greedy-by-size's way (GREEDY_BY_SIZE:
+   * {@link bestFitAt}, stopping at the first zero-sized record) or XLA's (XLA_BEST_FIT:
+   * {@link bestFitBelow}, the heap growing when no gap holds a record; zero-sized records at 0,
+   * unindexed), in the kernel's loop; returns the step it stopped at.
+   */
+  placeSteps(k0: number, k1: number, mode: number): number {
+    let from = k0;
+    let reached: number;
+    while ((reached = this.stepsKernel(from, k1, mode, this.alignmentBytes, this.stateAt)) < 0) {
+      from = -reached - 1;
+      this.growRuns();
+    }
+    // The offsets the kernel left in the steps, per record; a log of the indexed placements.
+    const f = this.f64;
+    const t = this.i32;
+    const order = this.order;
+    const size = this.r.size;
+    const log = this.placedLog;
+    let total = this.totalBytes;
+    for (let k = k0, x = (this.stepsAt + STEP_BYTES * k0) >> 2; k < reached; k++, x += STEP_BYTES >> 2) {
+      const rec = order[k] as number;
+      const offset = f[x >> 1] as number;
+      const end = offset + (size[rec] as number);
+      this.offsets[rec] = offset;
+      if (end > total) total = end;
+      if (end > offset) {
+        const j = this.logged++;
+        log[2 * j] = t[x + 2] as number;
+        log[2 * j + 1] = this.placed;
+      }
+      this.placed++;
+    }
+    this.totalBytes = total;
+    return reached;
   }
 
   /** {@link placeAt} for the record of step k, `rec`. */
   placeStep(k: number, rec: number, size: number, offset: number): void {
-    const s = this.steps;
-    this.record(rec, s[3 * k] as number, s[3 * k + 1] as number, s[3 * k + 2] as number, size, offset);
+    const x = (this.stepsAt + STEP_BYTES * k) >> 2;
+    const t = this.i32;
+    this.record(rec, t[x + 2] as number, t[x + 3] as number, t[x + 4] as number, size, offset);
   }
 
   /** The end of the last run of the last {@link bestFitBelow} (0 with none). */

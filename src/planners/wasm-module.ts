@@ -25,11 +25,14 @@ export const F64 = 0x7c;
 const OPCODES: Readonly<Record<string, number>> = {
   block: 0x02,
   loop: 0x03,
+  if: 0x04,
+  else: 0x05,
   br: 0x0c,
   br_if: 0x0d,
   end: 0x0b,
   call: 0x10,
   return: 0x0f,
+  drop: 0x1a,
   select: 0x1b,
   'local.get': 0x20,
   'local.set': 0x21,
@@ -53,6 +56,7 @@ const OPCODES: Readonly<Record<string, number>> = {
   'i64.gt_s': 0x55,
   'f64.lt': 0x63,
   'f64.gt': 0x64,
+  'f64.eq': 0x61,
   'f64.ge': 0x66,
   'i32.add': 0x6a,
   'i32.sub': 0x6b,
@@ -63,10 +67,13 @@ const OPCODES: Readonly<Record<string, number>> = {
   'i32.shl': 0x74,
   'i32.shr_s': 0x75,
   'i32.shr_u': 0x76,
+  'f64.ceil': 0x9b,
   'f64.add': 0xa0,
   'f64.sub': 0xa1,
   'f64.mul': 0xa2,
+  'f64.div': 0xa3,
   'f64.min': 0xa4,
+  'f64.max': 0xa5,
   'f64.convert_i32_u': 0xb8,
   'i64.reinterpret_f64': 0xbd,
   'f64.reinterpret_i64': 0xbf,
@@ -145,7 +152,7 @@ function encodeBody(f: WasmFunction): number[] {
     } else if (op.endsWith('.load') || op.endsWith('.store')) {
       // Alignment hint (log2 of the access width), then the constant offset.
       body.push(op.startsWith('i32') ? 2 : 3, ...unsignedLeb(Number(arg || 0)));
-    } else if (op === 'block' || op === 'loop') {
+    } else if (op === 'block' || op === 'loop' || op === 'if') {
       body.push(0x40);
     } else if (op === 'br' || op === 'br_if' || op === 'call') {
       // A branch's depth, or the index of the function called (its place in the module's list).

@@ -8,8 +8,28 @@ import { encodeModule, F64, I32, wasm, type WasmFunction, type WasmMemory } from
  * size, the per-block time bounds; then, per class k at WINDOW_AT + 8k, the run of positions of the
  * window being asked about, from and to.
  */
-export const STATE = { accAt: 0, tmpAt: 4, runCap: 8, pickAt: 12, classCount: 16, blockBits: 20, infoAt: 24 } as const;
-export const WINDOW_AT = 32;
+export const STATE = {
+  accAt: 0,
+  tmpAt: 4,
+  runCap: 8,
+  pickAt: 12,
+  classCount: 16,
+  blockBits: 20,
+  infoAt: 24,
+  grainBits: 28,
+  tableSteps: 32,
+  reachAt: 36,
+  startAt: 40,
+  stepsAt: 44,
+  /** XLA's heap size so far (f64). */
+  heapBytes: 48,
+} as const;
+export const WINDOW_AT = 56;
+/** Bytes per step of the placement order: the record's size (f64; its offset once placed), position, first and last time index. */
+export const STEP_BYTES = 24;
+/** The placement loops {@link STEPS} runs. */
+export const GREEDY_BY_SIZE = 0;
+export const XLA_BEST_FIT = 1;
 /** Bytes per block of its placed records' bounds: count, smallest first, largest last, largest first, smallest last (i32). */
 export const BLOCK_INFO_BYTES = 32;
 
@@ -169,26 +189,136 @@ const INSERT: WasmFunction = {
   ],
 };
 
+/**
+ * `steps(k0, k1, mode, alignment, st)`: the placement loop over steps [k0, k1) of the placement
+ * order (the step records at the state's stepsAt), each record's windows found in the layout's
+ * tables (reach and start, copied into the memory), its union taken (function 2, the runs closer
+ * than its size made one) and its offset chosen: greedy-by-size (mode 0) the smallest gap that holds
+ * it or the end of the last run (function 1); XLA's best fit (mode 1) the same over the gaps up to
+ * the heap's size too, else on top of the last run, growing the heap. A record that occupies
+ * something gets its slot (function 3). Each step's size is replaced by its offset. Greedy-by-size
+ * stops at the first zero-sized record (they come last; the caller walks their conflicts); XLA's
+ * leaves them at 0, with no slot. Returns the step it stopped at, or -(k + 1) when the run buffers
+ * may be too small for step k (the caller grows them and goes on from k).
+ */
+const STEPS: WasmFunction = {
+  exportName: 'steps',
+  params: [
+    ['k0', I32],
+    ['k1', I32],
+    ['mode', I32],
+    ['alignment', F64],
+    ['st', I32],
+  ],
+  locals: [
+    ['k', I32],
+    ['at', I32],
+    ['a', I32],
+    ['b', I32],
+    ['c', I32],
+    ['classes', I32],
+    ['gb', I32],
+    ['ts', I32],
+    ['m', I32],
+    ['acc', I32],
+    ['x', I32],
+    ['size', F64],
+    ['off', F64],
+    ['end', F64],
+    ['top', F64],
+    ['last', F64],
+  ],
+  result: I32,
+  code: [
+    'local.get st', `i32.load ${STATE.classCount}`, 'local.set classes',
+    'local.get st', `i32.load ${STATE.grainBits}`, 'local.set gb',
+    'local.get st', `i32.load ${STATE.tableSteps}`, 'local.set ts',
+    'local.get k0', 'local.set k',
+    'block', 'loop',
+    'local.get k', 'local.get k1', 'i32.lt_s', 'i32.eqz', 'br_if 1',
+    'block',
+    'local.get st', `i32.load ${STATE.stepsAt}`, 'local.get k', `i32.const ${STEP_BYTES}`, 'i32.mul', 'i32.add', 'local.tee at',
+    'f64.load 0', 'local.tee size', 'f64.const 0', 'f64.gt', 'br_if 0',
+    // A zero-sized record: greedy-by-size stops here; XLA's stays at 0.
+    'local.get mode', 'i32.eqz', 'if', 'local.get k', 'return', 'end',
+    'local.get at', 'f64.const 0', 'f64.store 0',
+    'local.get k', 'i32.const 1', 'i32.add', 'local.set k',
+    'br 1',
+    'end',
+    'local.get at', 'i32.load 12', 'local.set a',
+    'local.get at', 'i32.load 16', 'local.set b',
+    // Each class's run of positions that may meet the window [a, b].
+    'i32.const 0', 'local.set c',
+    'block', 'loop',
+    'local.get c', 'local.get classes', 'i32.lt_s', 'i32.eqz', 'br_if 1',
+    'local.get st', 'local.get c', 'i32.const 3', 'i32.shl', 'i32.add', 'local.tee x',
+    'local.get st', `i32.load ${STATE.reachAt}`, 'local.get c', 'local.get ts', 'i32.mul', 'local.get a', 'local.get gb', 'i32.shr_s', 'i32.add',
+    'i32.const 2', 'i32.shl', 'i32.add', 'i32.load 0', `i32.store ${WINDOW_AT}`,
+    'local.get x',
+    'local.get st', `i32.load ${STATE.startAt}`, 'local.get c', 'local.get ts', 'i32.mul', 'local.get b', 'local.get gb', 'i32.shr_s', 'i32.add',
+    'i32.const 2', 'i32.shl', 'i32.add', 'i32.load 4', `i32.store ${WINDOW_AT + 4}`,
+    'local.get c', 'i32.const 1', 'i32.add', 'local.set c',
+    'br 0',
+    'end', 'end',
+    'local.get a', 'local.get b', 'local.get size', 'local.get st', 'call 2', 'local.tee m',
+    'i32.const 0', 'i32.lt_s', 'if', 'i32.const -1', 'local.get k', 'i32.sub', 'return', 'end',
+    'local.get st', `i32.load ${STATE.accAt}`, 'local.set acc',
+    'local.get mode', 'if',
+    // XLA: the space above the last run up to the heap's size is one more gap, before a run of no
+    // length at top = max(heap size, last end), which best-gap returns only when no gap holds it.
+    // (With no run, the end read is the scratch before the buffer, and not taken.)
+    'local.get acc', 'local.get m', 'i32.const 4', 'i32.shl', 'i32.add', 'i32.const 8', 'i32.sub', 'f64.load 0', 'f64.const 0',
+    'local.get m', 'select', 'local.set last',
+    'local.get st', `f64.load ${STATE.heapBytes}`, 'local.get last', 'f64.max', 'local.set top',
+    'local.get acc', 'local.get m', 'i32.const 4', 'i32.shl', 'i32.add', 'local.tee x', 'local.get top', 'f64.store 0',
+    'local.get x', 'local.get top', 'f64.store 8',
+    'local.get acc', 'local.get m', 'i32.const 1', 'i32.add', 'local.get size', 'call 1', 'local.tee off', 'local.get top', 'f64.eq',
+    'if',
+    'local.get last', 'local.set off',
+    'local.get st', 'local.get off', 'local.get size', 'f64.add', `f64.store ${STATE.heapBytes}`,
+    'end',
+    'else',
+    'local.get acc', 'local.get m', 'local.get size', 'call 1', 'local.set off',
+    'end',
+    // The aligned end (as alignUp computes it).
+    'local.get off', 'local.get size', 'f64.add', 'local.set end',
+    'local.get alignment', 'f64.const 1', 'f64.gt', 'if',
+    'local.get end', 'local.get alignment', 'f64.div', 'f64.ceil', 'local.get alignment', 'f64.mul', 'local.set end',
+    'end',
+    'local.get end', 'local.get off', 'f64.gt', 'if',
+    'local.get at', 'i32.load 8', 'local.get off', 'f64.const 0', 'f64.add', 'local.get end', 'local.get a', 'local.get b', 'local.get st', 'call 3', 'drop',
+    'end',
+    'local.get at', 'local.get off', 'f64.store 0',
+    'local.get k', 'i32.const 1', 'i32.add', 'local.set k',
+    'br 0',
+    'end', 'end',
+    'local.get k',
+  ],
+};
+
 export type UnionKernel = (a: number, b: number, gap: number, st: number) => number;
 export type InsertKernel = (p: number, offset: number, end: number, first: number, last: number, st: number) => number;
+export type StepsKernel = (k0: number, k1: number, mode: number, alignment: number, st: number) => number;
 
 export interface PlacementKernels {
   merge: MergeKernel;
   bestGap: BestGapKernel;
   union: UnionKernel;
   insert: InsertKernel;
+  steps: StepsKernel;
 }
 
 let compiled: object | undefined;
 
 /** The kernels over `memory` (the module is compiled once per process). */
 export function placementKernels(memory: WasmMemory): PlacementKernels {
-  compiled ??= new wasm.Module(encodeModule([MERGE_FUNCTION, BEST_GAP_FUNCTION, UNION, INSERT]));
+  compiled ??= new wasm.Module(encodeModule([MERGE_FUNCTION, BEST_GAP_FUNCTION, UNION, INSERT, STEPS]));
   const { exports } = new wasm.Instance(compiled, { env: { mem: memory } });
   return {
     merge: exports['merge'] as MergeKernel,
     bestGap: exports['bestGap'] as BestGapKernel,
     union: exports['union'] as UnionKernel,
     insert: exports['insert'] as InsertKernel,
+    steps: exports['steps'] as StepsKernel,
   };
 }

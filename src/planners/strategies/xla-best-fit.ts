@@ -1,5 +1,7 @@
 import { Placement, PLACEMENT_BYTES_PER_RECORD } from '../placement.js';
 import { Clock, NO_LIMITS, type PlanLimits } from '../limits.js';
+import { XLA_BEST_FIT } from '../window-kernel.js';
+import { CHUNK } from './greedy-by-size-offsets.js';
 import { identityOrder, radixDescending, radixKeyMax } from '../radix-order.js';
 import type { OffsetsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
 
@@ -18,25 +20,16 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
   const n = r.count;
   const order = xlaOrder(r, type);
   p.sequence(order);
-  let heapSize = 0;
-  for (let k = 0; k < n; k++) {
-    clock.tick();
-    const rec = order[k] as number;
-    const size = r.size[rec] as number;
-    if (size === 0) {
-      p.place(rec, 0, false);
-      continue;
-    }
-    // The gaps between the chunks that overlap it in time are those of their union (see Placement),
-    // and the space above them up to the heap's size; gaps narrower than the buffer never take it,
-    // so runs closer than its size are one. The smallest that holds it (the lowest on ties), as
-    // FindChunkCandidate's walk keeps it; when none does, on top of the highest of them.
-    let fitOffset = p.bestFitBelowStep(k, size, heapSize);
-    if (fitOffset < 0) {
-      fitOffset = p.lastRunEnd;
-      heapSize = fitOffset + size;
-    }
-    p.placeStep(k, rec, size, fitOffset);
+  // Each buffer takes the smallest gap that holds it among the gaps between the chunks that overlap
+  // it in time (those of their union, see Placement) and the space above them up to the heap's size
+  // (gaps narrower than the buffer never take it, so runs closer than its size are one), the lowest
+  // on ties, as FindChunkCandidate's walk keeps it; when none does, on top of the highest of them,
+  // and the heap grows. In the placement's own loop, a chunk at a time between looks at the clock.
+  for (let k = 0; k < n; ) {
+    const end = Math.min(n, k + CHUNK);
+    p.placeSteps(k, end, XLA_BEST_FIT);
+    clock.advance(end - k);
+    k = end;
   }
   return { kind: 'offsets', offsets: p.offsets, totalBytes: p.totalBytes };
 }
