@@ -1,5 +1,6 @@
 import { RUN_BYTES, SLOT_BYTES, type BestGapKernel } from './merge-kernel.js';
 import { WASM_MEMORY_MAX_BYTES, OutOfAddressSpace } from './limits.js';
+import { PlacedOrder } from './placed-order.js';
 import { alignUp } from './records.js';
 import { DEFAULT_TIME_CLASSES, TimeClasses, type TimeClassesOptions } from './time-classes.js';
 import { timeAxis } from './time-index.js';
@@ -34,15 +35,15 @@ import { formatBytes, formatCount } from '../util/bytes.js';
  * time, into the runs so far: no search per record, no sort, and no lookup through a record index.
  * The slots and the runs being merged live in a WebAssembly memory; the merge of a block is a
  * WebAssembly function (merge-kernel.ts), and so are the walk over a window's blocks and the
- * insertion of a slot (window-kernel.ts), one call each per record. The records that meet a window are in order by offset
- * within a block but scattered over the arena (records that conflict are disjoint, so their union splits into about
- * as many pieces as a block holds); the merge walks them in memory order, a few blocks per window.
+ * insertion of a slot, and the placement loops themselves (window-kernel.ts). The records that meet
+ * a window are in order by offset within a block but scattered over the arena (records that
+ * conflict are disjoint, so their union splits into about as many pieces as a block holds); the merge walks them in memory order, a few blocks per window.
  * At a fixed live-set width a window costs a bounded number of blocks, so a run is linear in the
  * records.
  *
  * Zero-sized records split gaps in TFLite's walk (a gap ends at each record met), so a zero-sized
- * record asks {@link conflicting} instead: the records themselves in (offset, placement) order, the
- * order TFLite's `ordered_allocs` keeps. Greedy-by-size places them last (sizes descending), so no
+ * record asks {@link conflicting} instead (placed-order.ts): the records themselves in (offset,
+ * placement) order, the order TFLite's `ordered_allocs` keeps. Greedy-by-size places them last (sizes descending), so no
  * record of positive size is placed after one of them and their runs need not be split.
  */
 /**
@@ -57,18 +58,8 @@ export class Placement {
   /** Highest end so far (unaligned). */
   totalBytes = 0;
   private readonly layout: TimeClasses;
-  /**
-   * Per position p, at 2p and 2p + 1: its offset and its placement order, which is -1 until it is
-   * placed and indexed (side by side: one cache line). Built when {@link conflicting} is first
-   * asked, from the log of indexed placements, and kept up to date from then on: the placement
-   * loops of positive sizes never read it.
-   */
-  private placedAt: Float64Array | null = null;
-  /** Per indexed placement j, at 2j and 2j + 1: its position and its placement order. */
-  private readonly placedLog: Int32Array;
-  private logged = 0;
-  /** Indexed placements already in placedAt. */
-  private applied = 0;
+  /** The indexed placements in order, for {@link conflicting}. */
+  private readonly placedOrder: PlacedOrder;
   /** Where the steps of the placement order given to {@link sequence} are in the kernels' memory (see window-kernel.ts). */
   private stepsAt = 0;
   /** The records in placement order. */
@@ -82,7 +73,8 @@ export class Placement {
    * passed over, and a bound that all of them meet is not tested); the state the kernels share (at
    * stateAt, see window-kernel.ts); then the runs of one block, then two buffers of runs (the runs
    * so far and the ones the next merge writes), moved to the end of the memory when they grow; a
-   * run of scratch before each of the three (the merge kernel's).
+   * run of scratch before each of the three (the merge kernel's). The layout's tables and the steps
+   * of the placement order go after them when the order is given ({@link sequence}).
    */
   private readonly memory: WasmMemory;
   private readonly unionKernel: UnionKernel;
@@ -96,8 +88,6 @@ export class Placement {
   /** Runs each buffer holds. */
   private runCap = 256;
   private placed = 0;
-  /** Positions gathered by {@link conflicting}. */
-  private out: Int32Array;
   /** The runs of the last {@link occupied} call: [runStart[j], runEnd[j]) ascending, disjoint, not touching. */
   runStart: Float64Array;
   runEnd: Float64Array;
@@ -129,7 +119,7 @@ export class Placement {
     }
     this.offsets = new Float64Array(n);
     this.layout = new TimeClasses(timeAxis(r), layout);
-    this.placedLog = new Int32Array(2 * n);
+    this.placedOrder = new PlacedOrder(this.layout, this.offsets);
     this.memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) });
     ({ union: this.unionKernel, insert: this.insertKernel, steps: this.stepsKernel, bestGap: this.bestGap } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
@@ -155,7 +145,6 @@ export class Placement {
     const cap = 64;
     this.runStart = new Float64Array(cap);
     this.runEnd = new Float64Array(cap);
-    this.out = new Int32Array(cap);
   }
 
   /**
@@ -289,7 +278,6 @@ export class Placement {
     const t = this.i32;
     const order = this.order;
     const size = this.r.size;
-    const log = this.placedLog;
     let total = this.totalBytes;
     for (let k = k0, x = (this.stepsAt + STEP_BYTES * k0) >> 2; k < reached; k++, x += STEP_BYTES >> 2) {
       const rec = order[k] as number;
@@ -297,11 +285,7 @@ export class Placement {
       const end = offset + (size[rec] as number);
       this.offsets[rec] = offset;
       if (end > total) total = end;
-      if (end > offset) {
-        const j = this.logged++;
-        log[2 * j] = t[x + 2] as number;
-        log[2 * j + 1] = this.placed;
-      }
+      if (end > offset) this.placedOrder.add(t[x + 2] as number, this.placed);
       this.placed++;
     }
     this.totalBytes = total;
@@ -369,29 +353,8 @@ export class Placement {
    * an internal buffer that the next call overwrites.
    */
   conflicting(rec: number): Int32Array {
-    const L = this.layout;
-    const p = L.posOf[rec] as number;
-    const a = L.first[p] as number;
-    const b = L.last[p] as number;
-    const at = this.placedIndex();
-    let k = 0;
-    for (let c = 0; c < L.classCount; c++) {
-      const to = L.windowEnd(c, b);
-      for (let x = L.windowStart(c, a); x < to; x++) {
-        if ((at[2 * x + 1] as number) >= 0 && (L.last[x] as number) >= a && (L.first[x] as number) <= b) {
-          if (k === this.out.length) {
-            const bigger = new Int32Array(2 * k);
-            bigger.set(this.out);
-            this.out = bigger;
-          }
-          this.out[k++] = x;
-        }
-      }
-    }
-    const list = this.out.subarray(0, k);
-    list.sort((x, y) => (at[2 * x] as number) - (at[2 * y] as number) || (at[2 * x + 1] as number) - (at[2 * y + 1] as number));
-    for (let j = 0; j < k; j++) list[j] = L.recAt[list[j] as number] as number;
-    return list;
+    const p = this.layout.posOf[rec] as number;
+    return this.placedOrder.conflicting(this.layout.first[p] as number, this.layout.last[p] as number);
   }
 
   /** Places `rec` at `offset`; unindexed records (XLA's zero-sized ones) are never reported. */
@@ -414,26 +377,11 @@ export class Placement {
   private record(rec: number, p: number, first: number, last: number, size: number, offset: number): void {
     this.offsets[rec] = offset;
     this.totalBytes = Math.max(this.totalBytes, offset + size);
-    const j = this.logged++;
-    this.placedLog[2 * j] = p;
-    this.placedLog[2 * j + 1] = this.placed++;
+    this.placedOrder.add(p, this.placed++);
     const end = alignUp(offset + size, this.alignmentBytes);
     // A record that occupies nothing takes no slot: the merges see only ranges of positive length.
     // + 0 turns a -0 into 0: the kernel orders offsets by their bit patterns.
     if (end > offset) this.insertKernel(p, offset + 0, end, first, last, this.stateAt);
-  }
-
-  /** {@link placedAt}, with every indexed placement so far. */
-  private placedIndex(): Float64Array {
-    const at = (this.placedAt ??= new Float64Array(2 * this.r.count).fill(-1));
-    const log = this.placedLog;
-    const recAt = this.layout.recAt;
-    for (; this.applied < this.logged; this.applied++) {
-      const p = log[2 * this.applied] as number;
-      at[2 * p] = this.offsets[recAt[p] as number] as number;
-      at[2 * p + 1] = log[2 * this.applied + 1] as number;
-    }
-    return at;
   }
 
   /** The aligned end of a placed record. */
