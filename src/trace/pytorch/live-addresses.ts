@@ -11,6 +11,8 @@ import { addressSlot } from '../../util/address-hash.js';
  */
 export class LiveAddresses {
   private cells: Float64Array;
+  /** Slots - 1 (a power of two - 1). */
+  private mask: number;
   private count = 0;
 
   /** `expected`: about how many addresses it will hold. */
@@ -18,6 +20,7 @@ export class LiveAddresses {
     let n = 1024;
     while (n < expected * 2) n *= 2;
     this.cells = new Float64Array(3 * n);
+    this.mask = n - 1;
   }
 
   /**
@@ -27,7 +30,7 @@ export class LiveAddresses {
   slot(addr: number): number {
     const key = addr + 1;
     const cells = this.cells;
-    const mask = cells.length / 3 - 1;
+    const mask = this.mask;
     for (let i = addressSlot(addr, mask); ; i = (i + 1) & mask) {
       const k = cells[3 * i] as number;
       if (k === key) return i;
@@ -44,7 +47,7 @@ export class LiveAddresses {
   find(addr: number): number {
     const key = addr + 1;
     const cells = this.cells;
-    const mask = cells.length / 3 - 1;
+    const mask = this.mask;
     for (let i = addressSlot(addr, mask); ; i = (i + 1) & mask) {
       const k = cells[3 * i] as number;
       if (k === key) return i;
@@ -100,5 +103,6 @@ export class LiveAddresses {
       cells[3 * i + 2] = old[j + 2] as number;
     }
     this.cells = cells;
+    this.mask = mask;
   }
 }
