@@ -12,6 +12,9 @@ import json, os, subprocess, sys
 MiB = 1 << 20
 OUT = sys.argv[1] if len(sys.argv) > 1 else 'out'
 
+# Per-interval rounding (the list form), a small non-split rounding, oversize blocks and collection.
+TUNED_LIST = 'max_split_size_mb:40,max_non_split_rounding_mb:24,roundup_power2_divisions:[64:8,256:4,>:1],garbage_collection_threshold:0.6'
+
 SCENARIOS = {
     # name: (PYTORCH_CUDA_ALLOC_CONF, fraction-target bytes or None)
     'basics': ('', None),
@@ -27,6 +30,8 @@ SCENARIOS = {
     'gpt2': ('', None),
     'gpt2-cpp': ('', None),
     'gpt2-cpp-oom': ('', 600 << 20),
+    'tuned-list': (TUNED_LIST, 1 << 30),
+    'train-tuned-list': (TUNED_LIST, 3 << 29),
 }
 
 # Scenarios recorded with C++ frames as well as Python ones (PyTorch's default, stacks='all').
@@ -152,6 +157,26 @@ def child(name, out):
         k['i'] = u8(120 * MiB)   # past the GC threshold: cached blocks collected
         try_oom(lambda: u8(700 * MiB))
         k['j'] = u8(33 * MiB)
+    elif name == 'tuned-list':
+        k = keep
+        k['a'] = u8(3 * MiB + 1)     # 8 divisions per power of two below 128 MiB
+        k['b'] = u8(21 * MiB + 3)    # 22 MiB (steps of 2 MiB in [16, 32))
+        k['c'] = u8(80 * MiB)        # oversize (max_split_size_mb:40)
+        k['d'] = u8(100 * MiB + 1)   # 104 MiB (steps of 8 MiB in [64, 128))
+        k['e'] = u8(200 * MiB)       # not rounded: PyTorch leaves [128, 256) at 0 divisions
+        del k['c']
+        k['f'] = u8(70 * MiB)        # the cached 80 MiB block: 80 < 70 + 24
+        del k['f']
+        k['g'] = u8(50 * MiB)        # not that block: 80 >= 50 + 24
+        del k['d']
+        k['h'] = [u8(s) for s in (700, 513 * 1024, 1024 * 1024 + 1, 5 * MiB + 7, 70 * MiB)]
+        del k['e']
+        k['i'] = u8(260 * MiB)       # 320 MiB (4 divisions of [256, 512))
+        del k['b']
+        k['j'] = u8(61 * MiB)        # past the collection threshold (0.6 GiB): cached segments freed
+        try_oom(lambda: u8(600 * MiB))
+        del k['i']
+        k['l'] = [u8((i + 1) * 9 * MiB + 11) for i in range(6)]
     elif name == 'oom-device':
         k = keep
         block = (total // 5) // (2 * MiB) * (2 * MiB)
@@ -204,14 +229,14 @@ def child(name, out):
                 opt.zero_grad(set_to_none=True)
         except torch.OutOfMemoryError as e:
             ooms.append(str(e))
-    elif name in ('train', 'train-expandable', 'train-oom', 'train-oom-expandable'):
+    elif name in ('train', 'train-expandable', 'train-oom', 'train-oom-expandable', 'train-tuned-list'):
         import torch.nn as nn
         torch.manual_seed(0)
         model = nn.Sequential(
             nn.Conv1d(64, 128, 3, padding=1), nn.GELU(), nn.Flatten(), nn.Linear(128 * 64, 2048), nn.GELU(),
             nn.LayerNorm(2048), nn.Linear(2048, 2048), nn.GELU(), nn.Linear(2048, 512)).cuda()
         opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-        batches = [32, 32, 64, 64] if not name.startswith('train-oom') else [256, 1024, 4096, 16384, 65536]
+        batches = [32, 32, 64, 64] if not name.startswith('train-oom') and name != 'train-tuned-list' else [256, 1024, 4096, 16384, 65536]
         for b in batches:
             def step():
                 x = torch.randn(b, 64, 64, device='cuda')
@@ -222,7 +247,7 @@ def child(name, out):
                 opt.step()
                 opt.zero_grad(set_to_none=True)
                 return loss.item()
-            if try_oom(step) is None and name.startswith('train-oom'):
+            if try_oom(step) is None and (name.startswith('train-oom') or name == 'train-tuned-list'):
                 break
     torch.cuda.synchronize()
     conf = os.environ.get('PYTORCH_CUDA_ALLOC_CONF', '')

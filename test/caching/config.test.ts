@@ -42,6 +42,12 @@ describe('PYTORCH_CUDA_ALLOC_CONF parsing', () => {
     expect(parseAllocConf('roundup_power2_divisions:[256:1,512:2,1024:4,>:8]').roundupPower2Divisions).toEqual([
       1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 4, 8, 8, 8, 8, 8,
     ]);
+    // An interval between two boundaries that are not neighbours stays 0 (no rounding): PyTorch
+    // 2.11 recorded {'64': 8, '128': 0, '256': 4, '512': 1, …} for this setting in the snapshot
+    // test/fixtures/pytorch-gpu/tuned-list.pickle (allocator_settings.roundup_power2_divisions).
+    expect(parseAllocConf('roundup_power2_divisions:[64:8,256:4,>:1]').roundupPower2Divisions).toEqual([
+      8, 8, 8, 8, 8, 8, 8, 0, 4, 1, 1, 1, 1, 1, 1, 1,
+    ]);
   });
 
   it('refuses bad values with PyTorch\'s own messages', () => {

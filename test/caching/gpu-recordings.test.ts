@@ -45,6 +45,8 @@ const ALLOCATIONS: Record<string, number> = {
   gpt2: 1656,
   'gpt2-cpp': 625,
   'gpt2-cpp-oom': 456,
+  'tuned-list': 20,
+  'train-tuned-list': 274,
 };
 
 // Releases of the cache that leave no trace a replay can tell apart: empty_cache() (a stream sync
@@ -63,6 +65,8 @@ const UNSEEN: Record<string, { retries: number; syncs: number }> = {
   gpt2: { retries: 0, syncs: 0 },
   'gpt2-cpp': { retries: 0, syncs: 0 },
   'gpt2-cpp-oom': { retries: 0, syncs: 0 },
+  'tuned-list': { retries: 0, syncs: 0 },
+  'train-tuned-list': { retries: 0, syncs: 0 },
 };
 
 const GAUGES = ['allocated_bytes', 'reserved_bytes', 'active_bytes', 'inactive_split_bytes', 'allocation', 'segment', 'active', 'inactive_split'];
