@@ -357,12 +357,17 @@ export class Converter {
     });
     let blocksMatch = 0;
     let blocksDiffer = 0;
+    // Addresses of the final active blocks, and how many of them have an allocation live.
     const activeFinal = new Set<number>();
+    let liveInFinal = 0;
     for (const s of finals) {
       for (const blk of s.blocks) {
         if (blk.state === 'free') continue;
-        activeFinal.add(blk.address);
         const a = this.live.liveAt(blk.address);
+        if (!activeFinal.has(blk.address)) {
+          activeFinal.add(blk.address);
+          if (a >= 0) liveInFinal++;
+        }
         if (a < 0) continue;
         if (this.records.allocated[a] === blk.sizeBytes) {
           blocksMatch++;
@@ -372,10 +377,6 @@ export class Converter {
         }
       }
     }
-    let liveNotInFinal = 0;
-    this.live.forEachLive((addr) => {
-      if (!activeFinal.has(addr)) liveNotInFinal++;
-    });
-    return { segmentsMatch, blocksMatch, blocksDiffer, liveNotInFinal };
+    return { segmentsMatch, blocksMatch, blocksDiffer, liveNotInFinal: this.live.liveCount - liveInFinal };
   }
 }

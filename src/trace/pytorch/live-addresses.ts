@@ -14,6 +14,8 @@ export class LiveAddresses {
   /** Slots - 1 (a power of two - 1). */
   private mask: number;
   private count = 0;
+  /** Addresses where an allocation is live. */
+  private live = 0;
 
   /** `expected`: about how many addresses it will hold. */
   constructor(expected = 512) {
@@ -62,7 +64,14 @@ export class LiveAddresses {
 
   /** Allocation `a` lives in slot `i` from now on (-1: none does). */
   setLive(i: number, a: number): void {
+    const was = this.cells[3 * i + 1] as number;
     this.cells[3 * i + 1] = a + 1;
+    this.live += (a >= 0 ? 1 : 0) - (was > 0 ? 1 : 0);
+  }
+
+  /** How many addresses have an allocation live. */
+  get liveCount(): number {
+    return this.live;
   }
 
   /** Allocations made in slot `i` so far. */
@@ -81,12 +90,6 @@ export class LiveAddresses {
   liveAt(addr: number): number {
     const i = this.find(addr);
     return i < 0 ? -1 : this.liveIn(i);
-  }
-
-  /** Every address where an allocation is live (in no particular order). */
-  forEachLive(fn: (addr: number) => void): void {
-    const cells = this.cells;
-    for (let i = 0; i < cells.length; i += 3) if (cells[i] !== 0 && cells[i + 1] !== 0) fn((cells[i] as number) - 1);
   }
 
   private resize(n: number): void {
