@@ -124,8 +124,8 @@ export class Converter {
     private readonly rules: BlockRules,
     private readonly initial: InitialState,
   ) {
-    // About one address per allocation: room for them at once.
-    this.live = new LiveAddresses(Math.ceil(t.length / 2) + initial.allocations.length);
+    // Every address the trace names, and those of the allocations live at the start.
+    this.live = new LiveAddresses(initial.addresses + initial.allocations.length);
   }
 
   /** The tag of a stack: its innermost frame (the rule of `FrameTags`). */
