@@ -78,3 +78,15 @@ export function explainOom(o: OomFigures, allocatorName: string, holders?: Momen
   }
   return parts.join(' ');
 }
+
+/**
+ * Why an offline plan failed: its arena, laid out before the first event, exceeds the capacity. The
+ * verdict reads the trace's peak live bytes: above the capacity, no plan or allocator fits the trace
+ * (capacity); within it, the plan's gaps took the rest and a tighter plan can (fragmentation).
+ */
+export function explainPlanOom(planName: string, arenaBytes: number, capacityBytes: number, peakLiveBytes: number): string {
+  const head = `${planName} lays out an arena of ${formatBytes(arenaBytes)} before the first event; the capacity is ${formatBytes(capacityBytes)}.`;
+  return peakLiveBytes > capacityBytes
+    ? `${head} Verdict: capacity. The trace's peak live, ${formatBytes(peakLiveBytes)}, exceeds the capacity: no plan or allocator can serve the trace at this capacity; only holding less, or a larger device, can.`
+    : `${head} Verdict: fragmentation. The trace's peak live, ${formatBytes(peakLiveBytes)}, fits in the capacity: the rest is the plan's own waste (room that tensors with disjoint lifetimes could have shared); a tighter plan, or an allocator, can.`;
+}

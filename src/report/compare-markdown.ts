@@ -3,7 +3,7 @@ import type { CompareReport } from '../sweep/compare.js';
 import { bestRow, capacityText, failureKind, realOomsText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableHead, tableRows } from './compare-table.js';
 import { formatBytes, formatCount, nativeLines } from './format.js';
 import { mdCell, mdTable } from './replay-markdown.js';
-import { explainOom } from './replay-text.js';
+import { oomExplanation } from './oom-where.js';
 import { holdersMarkdown, mdText } from './replay-markdown.js';
 import { comparisonHolders, groupedBy } from './holders.js';
 
@@ -76,7 +76,7 @@ export function renderCompareMarkdown(r: CompareReport): string {
   for (const e of r.allocators) {
     const o = e.firstOom;
     if (!o) continue;
-    const body = [mdText(o.explanation ?? explainOom(o))];
+    const body = [mdText(oomExplanation(o))];
     const a = e.attribution;
     const at = a?.ooms[0];
     if (a && at) body.push('', `Held at this OOM, ${groupedBy(a)}:`, '', holdersMarkdown(at, a.groupBy));

@@ -4,7 +4,8 @@ import type { CompareReport } from '../sweep/compare.js';
 import { bestRow, failureKind, realOomsText, capacityText, changeCells, formatGridBytes, changedFigures, formatSignedPercent, searchText, status, tableColumns, tableRows } from './compare-table.js';
 import { formatBytes, formatCount, painter, type RenderOptions } from './format.js';
 import type { Column } from './layout.js';
-import { explainOom, holdersText } from './replay-text.js';
+import { holdersText } from './replay-text.js';
+import { oomExplanation } from './oom-where.js';
 import { comparisonHolders, groupedBy } from './holders.js';
 import { DEFAULT_WIDTH, tableLines, wrap, wrapHanging } from './layout.js';
 
@@ -95,14 +96,10 @@ export function renderCompareText(r: CompareReport, options: RenderOptions = {})
   for (const e of r.allocators) {
     if (!e.firstOom) continue;
     out.push(`${c.bold(`${e.name}: OOM at event ${formatCount(e.firstOom.event)}`)}${e.firstOom.line !== null ? ` (line ${e.firstOom.line})` : ''}`);
-    if (e.firstOom.explanation === undefined) {
-      out.push(...wrap(explainOom(e.firstOom), width, '  '), '');
-      continue;
-    }
-    out.push(...wrap(e.firstOom.explanation, width, '  '));
+    out.push(...wrap(oomExplanation(e.firstOom), width, '  '));
     const a = e.attribution;
     const at = a?.ooms[0];
-    if (a && at) out.push(`  held at this OOM, ${groupedBy(a)}`, ...holdersText(at, a.groupBy, '  ', width));
+    if (a && at && at.top.length > 0) out.push(`  held at this OOM, ${groupedBy(a)}`, ...holdersText(at, a.groupBy, '  ', width));
     out.push('');
   }
   for (const e of r.allocators) {

@@ -18,6 +18,14 @@ export function oomWhat(o: OomRecord): string {
   return `alloc "${o.id}"${o.tag ? ` (${o.tag})` : ''} of ${formatBytes(o.sizeBytes)} (rounded to ${formatBytes(o.roundedBytes)})`;
 }
 
+/**
+ * The failure in words, as the replay wrote it (with its holders, or the plan's arena); the
+ * allocator's own message for a record that has none.
+ */
+export function oomExplanation(o: OomRecord): string {
+  return o.explanation ?? o.native;
+}
+
 /** The short form: `at event N (line L)`, `at event N (device_traces[0][4])`, `before event N (…)`. */
 export function oomAt(o: OomRecord): string {
   const source = o.entry !== undefined ? o.entry : o.line !== null ? `line ${o.line}` : '';

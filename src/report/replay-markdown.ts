@@ -1,6 +1,7 @@
 import type { ReplayReport } from '../sim/report.js';
 import { formatBytes, formatCount, formatPercent, nativeLines } from './format.js';
-import { explainOom, statCell, stepRows } from './replay-text.js';
+import { statCell, stepRows } from './replay-text.js';
+import { oomExplanation } from './oom-where.js';
 import type { GroupBy, MomentHolders } from '../attribution/index.js';
 import { groupedBy, HOLDER_ALIGN, holderHead, holderRows, peakMoments } from './holders.js';
 import { oomAt } from './oom-where.js';
@@ -73,7 +74,7 @@ export function renderReplayMarkdown(r: ReplayReport): string {
   }
   r.ooms.slice(0, 5).forEach((o, k) => {
     out.push('', `<details><summary>OOM ${oomAt(o)}: ${o.recorded ? "the real run's request" : mdCell(o.id)} of ${formatBytes(o.sizeBytes)} — ${o.kind}</summary>`, '');
-    out.push(`**${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}**: ${mdText(o.explanation ?? explainOom(o))}`, '');
+    out.push(`**${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}**: ${mdText(oomExplanation(o))}`, '');
     const held = a?.ooms[k];
     if (a && held) out.push(`Held at this OOM, ${groupedBy(a)}:`, '', holdersMarkdown(held, a.groupBy), '');
     const native = nativeLines(o.native, 'full');

@@ -1,8 +1,8 @@
 import type { ReplayReport } from '../sim/report.js';
 import { originFormat } from '../trace/model.js';
-import type { OomRecord, StepRecord } from '../sim/replay.js';
+import type { StepRecord } from '../sim/replay.js';
 import { formatBytes, formatCount, formatPercent, nativeLines, painter, type RenderOptions, sparkline } from './format.js';
-import { oomAt, oomWhat, oomWhere } from './oom-where.js';
+import { oomAt, oomExplanation, oomWhat, oomWhere } from './oom-where.js';
 import type { ChalkInstance } from 'chalk';
 import type { GroupBy, MomentHolders } from '../attribution/index.js';
 import { groupedBy, holderColumns, holderRows, peakMoments } from './holders.js';
@@ -50,32 +50,6 @@ function summaryTable(r: ReplayReport, width: number): string[] {
   return tableLines([{ head: 'figure', wrap: 'words' }, { head: 'value', align: 'right', wrap: 'words' }, { head: 'where', wrap: 'words', drop: 1 }], rows, { width });
 }
 
-/** Explains an OOM's classification in one sentence. */
-export function explainOom(o: OomRecord): string {
-  const need = formatBytes(o.liveBytes + o.sizeBytes);
-  if (o.recorded && o.deviceFreeBytes !== null) {
-    const limit = o.limitBytes ?? o.reservedBytes + o.deviceFreeBytes;
-    const held =
-      o.capBelowBytes !== undefined
-        ? `${formatBytes(limit)}, under a cap the snapshot does not record, below ${formatBytes(o.capBelowBytes)}, with ${formatBytes(o.deviceFreeBytes)} free on the device`
-        : `reserved ${formatBytes(o.reservedBytes)} + free on the device ${formatBytes(o.deviceFreeBytes)} = ${formatBytes(limit)}`;
-    return o.kind === 'capacity'
-      ? `live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} exceeds what the real allocator could hold (${held}); no allocator could serve it`
-      : `live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} fits in what the real allocator could hold (${held}), ` +
-          `but ${formatBytes(o.reservedBytes - o.allocatedBytes)} of its reserved memory was free in ${formatCount(o.freeBlocks)} blocks ` +
-          `(largest ${formatBytes(o.largestFreeBlockBytes)}); another allocator or setting could fit it`;
-  }
-  const cap = o.capacityBytes === null ? 'unlimited' : formatBytes(o.capacityBytes);
-  if (o.kind === 'capacity') {
-    return `live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} exceeds the limit (${cap}); no allocator could serve it`;
-  }
-  return (
-    `live ${formatBytes(o.liveBytes)} + request ${formatBytes(o.sizeBytes)} = ${need} fits in ${cap}, ` +
-    `but the allocator holds ${formatBytes(o.reservedBytes)} with ${formatBytes(o.reservedBytes - o.allocatedBytes)} free in ` +
-    `${formatCount(o.freeBlocks)} blocks (largest ${formatBytes(o.largestFreeBlockBytes)}); another allocator or setting could fit it`
-  );
-}
-
 /** A text table of who holds the memory at one moment, indented by `indent`, within `width` columns. */
 export function holdersText(m: MomentHolders, groupBy: GroupBy, indent = '', width = DEFAULT_WIDTH): string[] {
   // The key column takes the room the others leave (the JSON report has every key whole).
@@ -97,7 +71,7 @@ function oomSection(r: ReplayReport, c: ChalkInstance, mode: 'compact' | 'full' 
   shown.forEach((o, k) => {
     out.push(...wrap(`OOM ${oomWhere(o)}: ${oomWhat(o)}`, width).map((l) => c.bold(l)));
     const kind = o.kind === 'capacity' ? c.red('capacity (too little memory)') : c.yellow('fragmentation');
-    const [first, ...rest] = wrap(`${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}: ${o.explanation ?? explainOom(o)}`, width, '  ');
+    const [first, ...rest] = wrap(`${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}: ${oomExplanation(o)}`, width, '  ');
     // The verdict word keeps its colour.
     out.push((first ?? '').replace(/^ {2}(capacity \(too little memory\)|fragmentation)/, `  ${kind}`), ...rest);
     const held = r.attribution?.ooms[k];

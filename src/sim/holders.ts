@@ -22,6 +22,11 @@ export interface AttributionSection {
   realRunOoms?: MomentHolders[];
 }
 
+/** Writes each OOM's explanation into its record, without holders (a replay run without attribution). */
+export function explainOoms(outcome: ReplayOutcome, allocatorName: string): void {
+  for (const rec of outcome.ooms) rec.explanation = explainOom(rec, allocatorName);
+}
+
 /**
  * Reads who held the memory at the moments a replay found (its peaks and recorded OOMs) from the
  * live sets of the trace at those events, in one more pass over the allocations (never per event),

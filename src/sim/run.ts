@@ -8,7 +8,7 @@ import { replayInSteps, type ReplayOptions, type ReplayOutcome } from './replay.
 import { buildReplayReport, type ReplayReport } from './report.js';
 import { chooseStart, type StartMode, startNote } from './start.js';
 import { type AttributionOptions, checkGroupBy } from '../attribution/index.js';
-import { attributeReplay } from './holders.js';
+import { attributeReplay, explainOoms } from './holders.js';
 import { WARM_UP_MIN_EVENTS, warmUp } from './warm-up.js';
 
 /** A replay request: which allocator, its options, the capacity, and the engine's options. */
@@ -125,6 +125,7 @@ function startRun(trace: Trace, run: RunOptions, long: boolean, growing: boolean
     );
     if (start) report.start = start;
     if (run.attribution !== false) report.attribution = attributeReplay(trace, outcome, def.name, run.attribution);
+    else explainOoms(outcome, def.name);
     for (const [key, value] of Object.entries(allocator.reportSections?.() ?? {})) {
       if (!(key in report)) report[key] = value;
     }

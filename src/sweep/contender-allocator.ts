@@ -6,7 +6,7 @@ import type { Contender, ContenderProbe, ContenderProvider, ContenderSettings } 
 import { replayTrace } from '../sim/replay.js';
 import { summarize } from '../sim/report.js';
 import { chooseStart, startNote } from '../sim/start.js';
-import { attributeReplay } from '../sim/holders.js';
+import { attributeReplay, explainOoms } from '../sim/holders.js';
 
 /**
  * Replays the trace only to learn whether it fits: the requests and frees of the full engine
@@ -61,6 +61,7 @@ export function allocatorContender(def: AllocatorDefinition, given: Record<strin
       // One OOM record is all a comparison shows; the timeline is not shown at all.
       const outcome = replayTrace(t, allocator, capacityBytes, { onOom, maxOomRecords: 1, timelinePoints: 16 });
       const attribution = settings.attribution === false ? null : attributeReplay(t, outcome, def.name, settings.attribution);
+      if (attribution === null) explainOoms(outcome, def.name);
       return {
         completed: outcome.completed,
         summary: summarize(outcome),

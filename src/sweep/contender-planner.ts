@@ -4,6 +4,7 @@ import type { Trace } from '../trace/model.js';
 import type { Contender, ContenderProvider, ContenderRun } from './contender.js';
 import type { OomRecord } from '../sim/replay.js';
 import { ratio } from '../sim/report.js';
+import { explainPlanOom } from '../attribution/index.js';
 
 /**
  * What an offline planner yields for a whole trace: the arena it needs (null when the strategy
@@ -44,6 +45,7 @@ export function planRun(trace: Trace, name: string, totalBytes: number, capacity
         largestFreeBlockBytes: 0, freeBlocks: 0,
         kind: peakLive > capacityBytes ? 'capacity' : 'fragmentation',
         native: `${name}: the plan needs an arena of ${totalBytes} bytes; the capacity is ${capacityBytes} bytes`,
+        explanation: explainPlanOom(name, totalBytes, capacityBytes, peakLive),
       };
   const reserved = fits ? totalBytes : 0;
   const utilization = totalBytes > 0 ? peakLive / totalBytes : 1;

@@ -2,7 +2,8 @@ import type { CompareReport } from '../../sweep/compare.js';
 import type { VisualReport, VisualRun } from '../../sim/visual.js';
 import { capacityText, changeCells, changedFigures, formatSignedPercent, searchText, tableHead, tableRows } from '../compare-table.js';
 import { formatBytes, formatCount, formatPercent } from '../format.js';
-import { explainOom, statCell } from '../replay-text.js';
+import { statCell } from '../replay-text.js';
+import { oomExplanation } from '../oom-where.js';
 import { esc } from './escape.js';
 import { oomWhat, oomWhere } from '../oom-where.js';
 import { HOLDER_ALIGN, holderHead, holderRows } from '../holders.js';
@@ -115,7 +116,7 @@ function oomDetails(run: VisualRun, runIndex: number, k: number): string {
     o.recorded
       ? `<summary>OOM ${k + 1} ${where}: ${esc(oomWhat(o))} — ${o.kind}</summary>`
       : `<summary>OOM ${k + 1} ${where}: <code>${esc(o.id)}</code>${o.tag ? ` (${esc(o.tag)})` : ''} of ${formatBytes(o.sizeBytes)}, rounded to ${formatBytes(o.roundedBytes)} — ${o.kind}</summary>`,
-    `<p><strong>${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}</strong>: ${esc(o.explanation ?? explainOom(o))} ${button}</p>`,
+    `<p><strong>${o.kind === 'capacity' ? 'capacity (too little memory)' : 'fragmentation'}</strong>: ${esc(oomExplanation(o))} ${button}</p>`,
     o.native ? `<p class="muted">${esc(run.name)} says:</p>\n<pre class="native">${esc(o.native)}</pre>` : '',
     '</details>',
   ].join('\n');
