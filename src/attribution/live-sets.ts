@@ -1,4 +1,5 @@
 import type { Trace } from '../trace/model.js';
+import { grown } from '../util/typed-arrays.js';
 
 /**
  * Visits the live allocations after each of `events` (in ascending order) without a pass over the
@@ -49,11 +50,7 @@ export function forEachLiveSet(
       if (f >= 0 && f <= e) continue;
       while (d < dropped.length && (dropped[d] as number) < next) d++;
       if (d < dropped.length && dropped[d] === next) continue;
-      if (n === list.length) {
-        const grown = new Uint32Array(list.length * 2);
-        grown.set(list);
-        list = grown;
-      }
+      if (n === list.length) list = grown(list, list.length * 2);
       list[n++] = next;
     }
     visit(e, list, n);

@@ -39,7 +39,7 @@ const RESERVE_AT = 4096;
  * integers. Reads records until one needs the general path (anything else, including every invalid
  * value, which that path checks and reports) or the input ends; leaves the scanner at that record.
  */
-function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void {
+export function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array): void {
   const src = sc.src;
   const usual = roles.length === 4 && roles[0] === OP && roles[1] === ID && roles[2] === SIZE && roles[3] === STEP;
   let reserved = false;
@@ -248,20 +248,26 @@ function plainSpan(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array, limit: nu
   return atLimit;
 }
 
+/** What the header row of a CSV trace says: the column of each field (-1: none), each column's role. */
+export interface CsvHeader {
+  col: Record<EventField, number>;
+  roles: Uint8Array;
+}
+
 /**
- * Reads a CSV trace: an optional metadata comment line (see csv-meta.ts), a header row naming the
- * columns (`op,id,size` required; `step,stream,tag,time,align` optional, any order; other columns
- * ignored), then one event per row.
+ * Reads the start of a CSV trace up to its first record: a byte order mark, the metadata comment
+ * line (see csv-meta.ts) and the header row. Returns undefined when they have problems, which it
+ * reports to `b`.
  */
-export function readCsv(src: ByteSource, b: TraceBuilder): void {
-  const sc = new CsvScanner(src);
+export function readCsvHeader(sc: CsvScanner, b: TraceBuilder): CsvHeader | undefined {
+  const src = sc.src;
   // Skip a UTF-8 byte order mark.
   if (src.end < 3) src.fill();
   if (src.buf[0] === 0xef && src.buf[1] === 0xbb && src.buf[2] === 0xbf) sc.pos = 3;
   readCsvMeta(sc, b);
   if (!sc.next()) {
     b.problem({ line: 1, message: 'empty file (expected a CSV header row: op,id,size,…)' });
-    return;
+    return undefined;
   }
   const col: Record<EventField, number> = { op: -1, id: -1, size: -1, step: -1, stream: -1, tag: -1, time: -1, align: -1 };
   for (let i = 0; i < sc.count; i++) {
@@ -277,10 +283,22 @@ export function readCsv(src: ByteSource, b: TraceBuilder): void {
       b.problem({ line: sc.line, field: required, message: `missing column "${required}" in the header (required: op,id,size)` });
     }
   }
-  if (!b.problems.isEmpty) return;
-
+  if (!b.problems.isEmpty) return undefined;
   const roles = new Uint8Array(sc.count);
   for (const name of KNOWN) if (col[name] >= 0) roles[col[name]] = ROLES[name];
+  return { col, roles };
+}
+
+/**
+ * Reads a CSV trace: an optional metadata comment line (see csv-meta.ts), a header row naming the
+ * columns (`op,id,size` required; `step,stream,tag,time,align` optional, any order; other columns
+ * ignored), then one event per row.
+ */
+export function readCsv(src: ByteSource, b: TraceBuilder): void {
+  const sc = new CsvScanner(src);
+  const header = readCsvHeader(sc, b);
+  if (!header) return;
+  const { col, roles } = header;
   const ev = new RawEvent();
   for (;;) {
     plainRecords(sc, b, roles);

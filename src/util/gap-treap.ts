@@ -1,3 +1,5 @@
+import { grown } from './typed-arrays.js';
+
 /**
  * Free address ranges as a treap keyed by start address and augmented
  * with the largest gap in each subtree, so that first fit (lowest address that fits) is O(log n).
@@ -28,24 +30,12 @@ export class GapTreap {
 
   private grow(): void {
     const n = this.start.length * 2;
-    const f = (a: Float64Array): Float64Array => {
-      const b = new Float64Array(n);
-      b.set(a);
-      return b;
-    };
-    const i = (a: Int32Array): Int32Array => {
-      const b = new Int32Array(n);
-      b.set(a);
-      return b;
-    };
-    this.start = f(this.start);
-    this.len = f(this.len);
-    this.mx = f(this.mx);
-    this.left = i(this.left);
-    this.right = i(this.right);
-    const p = new Uint32Array(n);
-    p.set(this.prio);
-    this.prio = p;
+    this.start = grown(this.start, n);
+    this.len = grown(this.len, n);
+    this.mx = grown(this.mx, n);
+    this.left = grown(this.left, n);
+    this.right = grown(this.right, n);
+    this.prio = grown(this.prio, n);
   }
 
   private nextPrio(): number {
@@ -93,7 +83,7 @@ export class GapTreap {
     const left = this.left;
     const right = this.right;
     while (t >= 0) {
-      if (depth === path.length) path = this.pathBuf = growPath(path);
+      if (depth === path.length) path = this.pathBuf = grown(path, path.length * 2);
       path[depth] = t;
       if ((start[t] as number) <= addr) {
         pred = t;
@@ -190,7 +180,7 @@ export class GapTreap {
     const len = this.len;
     if (t < 0 || (mx[t] as number) < size) return -1;
     while (t >= 0) {
-      if (depth === path.length) path = this.pathBuf = growPath(path);
+      if (depth === path.length) path = this.pathBuf = grown(path, path.length * 2);
       path[depth++] = t;
       const l = left[t] as number;
       if (l >= 0 && (mx[l] as number) >= size) {
@@ -297,7 +287,7 @@ export class GapTreap {
     let depth = 0;
     let t = this.root;
     while (t >= 0) {
-      if (depth === path.length) path = this.pathBuf = growPath(path);
+      if (depth === path.length) path = this.pathBuf = grown(path, path.length * 2);
       path[depth++] = t;
       const s = this.start[t] as number;
       if (s === key) break;
@@ -424,10 +414,4 @@ export class GapTreap {
     return best;
   }
 
-}
-
-function growPath(p: Int32Array): Int32Array {
-  const q = new Int32Array(p.length * 2);
-  q.set(p);
-  return q;
 }

@@ -8,6 +8,8 @@
  * the set is next changed. Allocators use this for free lists ordered by (size, address), as the
  * real ones use std::set.
  */
+import { grown } from './typed-arrays.js';
+
 const SHIFT = 6;
 const B = 1 << SHIFT; // entries per node
 const HALF = B >> 1;
@@ -91,22 +93,12 @@ export class OrderedSet {
 
   private growLeaves(): void {
     const n = this.lcount.length * 2;
-    const f = (x: Float64Array, m: number): Float64Array => {
-      const y = new Float64Array(m);
-      y.set(x);
-      return y;
-    };
-    const i = (x: Int32Array, m: number): Int32Array => {
-      const y = new Int32Array(m);
-      y.set(x);
-      return y;
-    };
-    this.la = f(this.la, n * B);
-    this.lb = f(this.lb, n * B);
-    this.lp = i(this.lp, n * B);
-    this.lcount = i(this.lcount, n);
-    this.lnext = i(this.lnext, n);
-    this.lprev = i(this.lprev, n);
+    this.la = grown(this.la, n * B);
+    this.lb = grown(this.lb, n * B);
+    this.lp = grown(this.lp, n * B);
+    this.lcount = grown(this.lcount, n);
+    this.lnext = grown(this.lnext, n);
+    this.lprev = grown(this.lprev, n);
   }
 
   private newInner(): number {
@@ -118,18 +110,10 @@ export class OrderedSet {
       t = this.inners++;
       if (t === this.icount.length) {
         const n = this.icount.length * 2;
-        const fa = new Float64Array(n * B);
-        fa.set(this.ia);
-        this.ia = fa;
-        const fb = new Float64Array(n * B);
-        fb.set(this.ib);
-        this.ib = fb;
-        const c = new Int32Array(n * B);
-        c.set(this.ichild);
-        this.ichild = c;
-        const k = new Int32Array(n);
-        k.set(this.icount);
-        this.icount = k;
+        this.ia = grown(this.ia, n * B);
+        this.ib = grown(this.ib, n * B);
+        this.ichild = grown(this.ichild, n * B);
+        this.icount = grown(this.icount, n);
       }
     }
     this.icount[t] = 0;

@@ -13,6 +13,8 @@
  * stale requested size, as TensorFlow's does: dumps print it for free chunks.
  */
 
+import { grown } from '../../util/typed-arrays.js';
+
 /** The invalid handle (TensorFlow's `kInvalidChunkHandle`). */
 export const NO_CHUNK = -1;
 /** The bin of a chunk that is in no bin (TensorFlow's `kInvalidBinNum`). */
@@ -141,17 +143,9 @@ export class ChunkTable {
 
   private grow(): void {
     this.capacity *= 2;
-    const num = new Float64Array(this.capacity * NUM_STRIDE);
-    num.set(this.num);
-    this.num = num;
-    const link = new Int32Array(this.capacity * LINK_STRIDE);
-    link.set(this.link);
-    this.link = link;
-    const regionOf = new Int32Array(this.capacity);
-    regionOf.set(this.regionOf);
-    this.regionOf = regionOf;
-    const event = new Int32Array(this.capacity);
-    event.set(this.event);
-    this.event = event;
+    this.num = grown(this.num, this.capacity * NUM_STRIDE);
+    this.link = grown(this.link, this.capacity * LINK_STRIDE);
+    this.regionOf = grown(this.regionOf, this.capacity);
+    this.event = grown(this.event, this.capacity);
   }
 }

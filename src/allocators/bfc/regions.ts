@@ -5,6 +5,8 @@
  * arrays do; the per-event work is only the in-use counter of a chunk's region.
  */
 
+import { grown } from '../../util/typed-arrays.js';
+
 /** One region (`AllocationRegion`). */
 export interface Region {
   /** memsim's stable id, for the per-region in-use counts. */
@@ -25,11 +27,7 @@ export class RegionManager {
   /** Adds a separate region (`AddAllocationRegion`). */
   add(ptr: number, sizeBytes: number, firstChunk: number): Region {
     const id = this.nextId++;
-    if (id === this.inUse.length) {
-      const b = new Int32Array(id * 2);
-      b.set(this.inUse);
-      this.inUse = b;
-    }
+    if (id === this.inUse.length) this.inUse = grown(this.inUse, id * 2);
     const region = { id, ptr, sizeBytes, firstChunk };
     this.regions.splice(this.insertionIndex(ptr), 0, region);
     return region;

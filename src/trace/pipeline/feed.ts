@@ -10,12 +10,20 @@ import { detectReader } from '../open.js';
 import type { ReadOptions } from '../readers.js';
 import { peekBytes } from '../source.js';
 import { type EarlyReading, takeEarlyReading } from './early-slot.js';
+import type { HeadReading } from './head.js';
 import { PIPELINE_EVERY, PIPELINE_MIN_BYTES, READER_MODULES, type PartialTrace, type ReaderInit, type ReaderMessage } from './protocol.js';
 
 export { PIPELINE_MIN_BYTES };
 
 /** Formats whose events stream from the start of the file, meta first (a JSON trace may end with its meta). */
 const STREAMED_FORMATS: readonly string[] = ['csv', 'jsonl'];
+
+/**
+ * How long the replay waits for the reading thread's next events, once it has passed the head's
+ * (see {@link TraceFeed.poll}), before it reads the head on instead: about as long as the thread
+ * takes to read the events of one message.
+ */
+const HEAD_WAIT_MS = 5;
 
 /**
  * The reading thread's module: the built one (bundled, else from `dist/`), whether this module runs
@@ -46,6 +54,8 @@ export class TraceFeed {
   private failure: Error | undefined;
   /** Messages taken from the port so far (by either way: see {@link TraceFeed.poll}). */
   private seen = 0;
+  /** The trace's first events read on this thread while the reading thread starts (see head.ts). */
+  private head: HeadReading | undefined;
 
   private constructor(
     private readonly worker: Worker,
@@ -117,6 +127,16 @@ export class TraceFeed {
       const worker = new Worker(url, { workerData: { ...init, port: port2, posted }, transferList: [port2] });
       feed = new TraceFeed(worker, port1, posted, path);
     }
+    // Until the thread has read some events, this one reads the first ones itself (see head.ts).
+    if (feed.queue.length === 0 && init.options.lenient !== true && Object.keys(init.options).every((k) => k === 'lenient')) {
+      const { HeadReading } = await import('./head.js');
+      const head = feed.queue.length === 0 ? HeadReading.open(path) : undefined;
+      if (head?.advance()) {
+        feed.head = head;
+        feed.applyHead(head);
+        return feed;
+      }
+    }
     await feed.more();
     return feed;
   }
@@ -141,9 +161,12 @@ export class TraceFeed {
    */
   async more(): Promise<boolean> {
     if (this.done) return false;
+    this.dropHead();
     for (;;) {
       if (this.failure) throw this.failure;
       const m = this.queue.shift();
+      // Events that the trace has already (read by this thread: see head.ts) are passed over.
+      if (m?.kind === 'events' && m.trace.length <= this.trace.length) continue;
       if (m) return this.apply(m);
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
@@ -167,12 +190,59 @@ export class TraceFeed {
   poll(replayed: number, ms: number): number {
     if (this.done) return this.trace.length > replayed ? this.trace.length : -1;
     if (this.failure) return this.trace.length;
+    if (this.head && this.fromHead(replayed) > replayed) return this.trace.length;
     let m = this.queue.shift() ?? this.receive();
     // The count is raised after each message is posted: a wait that ends otherwise than by its time
     // finds one.
     if (!m && Atomics.wait(this.posted, 0, this.seen, ms) !== 'timed-out') m = this.receive();
     if (m) this.apply(m);
     return this.done && this.trace.length <= replayed ? -1 : this.trace.length;
+  }
+
+  /**
+   * {@link TraceFeed.poll} while this thread can read the trace's head (see head.ts): applies the
+   * reading thread's events that are more than the trace has (passing over the others), else reads
+   * more of the head, when it has not ended, rather than wait for the thread. A head behind the
+   * thread's events (which the replay has passed) waits up to {@link HEAD_WAIT_MS} for the thread
+   * first: it would read again what the thread has read. Returns the trace's length then.
+   */
+  private fromHead(replayed: number): number {
+    const head = this.head as HeadReading;
+    let waited = head.length >= replayed;
+    for (;;) {
+      for (let m = this.queue.shift() ?? this.receive(); m; m = this.queue.shift() ?? this.receive()) {
+        if (m.kind !== 'events') {
+          this.queue.unshift(m);
+          return this.dropHead();
+        }
+        if (m.trace.length > this.trace.length) this.apply(m);
+      }
+      if (this.trace.length > replayed) return this.trace.length;
+      if (!waited) {
+        waited = true;
+        Atomics.wait(this.posted, 0, this.seen, HEAD_WAIT_MS);
+        continue;
+      }
+      if (!head.advance()) return this.dropHead();
+      if (head.length > replayed) {
+        this.applyHead(head);
+        return this.trace.length;
+      }
+    }
+  }
+
+  private dropHead(): number {
+    this.head?.close();
+    this.head = undefined;
+    return this.trace.length;
+  }
+
+  /** Makes the trace the head's events so far: its columns and ids, and its new tags. */
+  private applyHead(head: HeadReading): void {
+    const { tags, ids, format: _format, ...rest } = head.partial();
+    const own = this.trace.tags;
+    for (let k = own.length; k < tags.length; k++) own.push(tags[k] as string);
+    Object.assign(this.trace as unknown as Record<string, unknown>, rest, { ids });
   }
 
   /** The next message on the port, taken now, if there is one. */
@@ -187,6 +257,7 @@ export class TraceFeed {
 
   /** Stops the reading thread (after a failure of the caller, say). */
   close(): void {
+    this.dropHead();
     this.port.close();
     void this.worker.terminate();
   }

@@ -7,6 +7,7 @@ import type { TraceBuilder } from '../builder.js';
 import type { StringInterner } from '../string-interner.js';
 import { isAllocation } from './allocator-log.js';
 import { MESSAGE_NAMES } from './messages.js';
+import { grown } from '../../util/typed-arrays.js';
 
 /** Writes a non-negative integer in decimal into `buf`; returns its length. */
 function writeDecimal(buf: Buffer, n: number): number {
@@ -23,11 +24,8 @@ function writeDecimal(buf: Buffer, n: number): number {
   return len;
 }
 
-function grown(a: Float64Array, need: number): Float64Array<ArrayBuffer> {
-  const b = new Float64Array(Math.max(need, Math.ceil(a.length * 1.5)));
-  b.set(a);
-  return b;
-}
+/** `a` grown by half, or to `need` elements where that is more. */
+const grownBy = (a: Float64Array<ArrayBuffer>, need: number): Float64Array<ArrayBuffer> => grown(a, Math.max(need, Math.ceil(a.length * 1.5)));
 
 /** The builder side of an import; {@link AllocatorLog} calls it per event, in log order. */
 export class EventFeed {
@@ -60,8 +58,8 @@ export class EventFeed {
       const a = b.addAllocBytes(this.idBuf, 0, writeDecimal(this.idBuf, id), size, step, 0, this.tagIndex(tag), NaN, line);
       if (a < 0) return;
       if (a >= this.address.length) {
-        this.address = grown(this.address, a + 1);
-        this.allocated = grown(this.allocated, a + 1);
+        this.address = grownBy(this.address, a + 1);
+        this.allocated = grownBy(this.allocated, a + 1);
       }
       this.address[a] = ptr;
       this.allocated[a] = allocated;
@@ -87,11 +85,7 @@ export class EventFeed {
 
   private tagIndex(t: number): number {
     if (t === 0) return 0;
-    if (t >= this.builderTag.length) {
-      const next = new Int32Array(Math.max(t + 1, this.builderTag.length * 2));
-      next.set(this.builderTag);
-      this.builderTag = next;
-    }
+    if (t >= this.builderTag.length) this.builderTag = grown(this.builderTag, Math.max(t + 1, this.builderTag.length * 2));
     let tag = this.builderTag[t] as number;
     if (tag === 0) tag = this.builderTag[t] = this.builder.internTagString(this.tags.strings[t]);
     return tag;
