@@ -1,4 +1,4 @@
-import { encodeModule, F64, I32, I64, wasm, type WasmMemory } from './wasm-module.js';
+import { F64, I32, I64, type WasmFunction } from './wasm-module.js';
 
 /** Bytes per slot in the kernel's memory: offset and aligned end (f64, non-negative), first and last time index (i32). */
 export const SLOT_BYTES = 24;
@@ -166,16 +166,6 @@ const BEST_GAP = [
 
 export type BestGapKernel = (at: number, m: number, size: number) => number;
 
-let compiled: object | undefined;
-
-/** The kernels over `memory` (the module is compiled once per process). */
-export function placementKernels(memory: WasmMemory): { merge: MergeKernel; bestGap: BestGapKernel } {
-  compiled ??= new wasm.Module(
-    encodeModule([
-      { exportName: 'merge', params: PARAMS, locals: LOCALS, result: I32, code: CODE },
-      { exportName: 'bestGap', params: BEST_GAP_PARAMS, locals: BEST_GAP_LOCALS, result: F64, code: BEST_GAP },
-    ]),
-  );
-  const { exports } = new wasm.Instance(compiled, { env: { mem: memory } });
-  return { merge: exports['merge'] as MergeKernel, bestGap: exports['bestGap'] as BestGapKernel };
-}
+/** The merge kernel (index 0 in the module: the window kernel calls it). */
+export const MERGE_FUNCTION: WasmFunction = { exportName: 'merge', params: PARAMS, locals: LOCALS, result: I32, code: CODE };
+export const BEST_GAP_FUNCTION: WasmFunction = { exportName: 'bestGap', params: BEST_GAP_PARAMS, locals: BEST_GAP_LOCALS, result: F64, code: BEST_GAP };

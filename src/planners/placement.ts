@@ -1,10 +1,21 @@
-import { placementKernels, RUN_BYTES, SLOT_BYTES, type BestGapKernel, type MergeKernel } from './merge-kernel.js';
+import { RUN_BYTES, SLOT_BYTES, type BestGapKernel } from './merge-kernel.js';
 import { WASM_MEMORY_MAX_BYTES, OutOfAddressSpace } from './limits.js';
+import { PlacedOrder } from './placed-order.js';
 import { alignUp } from './records.js';
 import { DEFAULT_TIME_CLASSES, TimeClasses, type TimeClassesOptions } from './time-classes.js';
 import { timeAxis } from './time-index.js';
 import type { UsageRecords } from './types.js';
 import { wasm, type WasmMemory } from './wasm-module.js';
+import {
+  BLOCK_INFO_BYTES,
+  placementKernels,
+  STATE,
+  STEP_BYTES,
+  WINDOW_AT,
+  type InsertKernel,
+  type StepsKernel,
+  type UnionKernel,
+} from './window-kernel.js';
 import { formatBytes, formatCount } from '../util/bytes.js';
 
 /**
@@ -22,61 +33,61 @@ import { formatBytes, formatCount } from '../util/bytes.js';
  * sorted by offset in slots of its own (an insertion into at most a block's worth on each
  * placement), so the union is one merge per block of its slots, read in order and filtered by
  * time, into the runs so far: no search per record, no sort, and no lookup through a record index.
- * The slots and the runs being merged live in a WebAssembly memory, and the merge of a block is a
- * WebAssembly function (merge-kernel.ts). The records that meet a window are in order by offset
- * within a block but scattered over the arena (records that conflict are disjoint, so their union splits into about
- * as many pieces as a block holds); the merge walks them in memory order, a few blocks per window.
+ * The slots and the runs being merged live in a WebAssembly memory; the merge of a block is a
+ * WebAssembly function (merge-kernel.ts), and so are the walk over a window's blocks and the
+ * insertion of a slot, and the placement loops themselves (window-kernel.ts). The records that meet
+ * a window are in order by offset within a block but scattered over the arena (records that
+ * conflict are disjoint, so their union splits into about as many pieces as a block holds); the merge walks them in memory order, a few blocks per window.
  * At a fixed live-set width a window costs a bounded number of blocks, so a run is linear in the
  * records.
  *
  * Zero-sized records split gaps in TFLite's walk (a gap ends at each record met), so a zero-sized
- * record asks {@link conflicting} instead: the records themselves in (offset, placement) order, the
- * order TFLite's `ordered_allocs` keeps. Greedy-by-size places them last (sizes descending), so no
+ * record asks {@link conflicting} instead (placed-order.ts): the records themselves in (offset,
+ * placement) order, the order TFLite's `ordered_allocs` keeps. Greedy-by-size places them last (sizes descending), so no
  * record of positive size is placed after one of them and their runs need not be split.
  */
 /**
- * Bytes per record a placement run allocates: the placement (offsets, each position's offset and order, block slots,
- * scratch runs), the time axis and the layout, and the order of the records.
+ * Bytes per record a placement run allocates: the placement (offsets, the log of placements and, once
+ * asked for, each position's offset and order, block slots, scratch runs, each step's position and
+ * times), the time axis and the layout, and the order of the records.
  */
-export const PLACEMENT_BYTES_PER_RECORD = 152;
+export const PLACEMENT_BYTES_PER_RECORD = 184;
 
 export class Placement {
   readonly offsets: Float64Array;
   /** Highest end so far (unaligned). */
   totalBytes = 0;
   private readonly layout: TimeClasses;
+  /** The indexed placements in order, for {@link conflicting}. */
+  private readonly placedOrder: PlacedOrder;
+  /** Where the steps of the placement order given to {@link sequence} are in the kernels' memory (see window-kernel.ts). */
+  private stepsAt = 0;
+  /** The records in placement order. */
+  private order: ArrayLike<number> = [];
   /**
-   * Per position p, at 2p and 2p + 1: its offset and its placement order, which is -1 until it is
-   * placed and indexed (side by side: a placement writes one cache line).
-   */
-  private readonly placedAt: Float64Array;
-  /**
-   * The kernel's memory: per position, at SLOT_BYTES * position, the slot of its block (a block's
+   * The kernels' memory: per position, at SLOT_BYTES * position, the slot of its block (a block's
    * placed records sorted by offset, ties in placement order: offset, aligned end, first and last
-   * time index); then the runs of one block, then two buffers of runs (the runs so far and the ones
-   * the next merge writes), moved to the end of the memory when they grow; a run of scratch before
-   * each of the three (the merge kernel's).
+   * time index); per block, its placed records' count and time bounds (BLOCK_INFO_BYTES at infoAt:
+   * the smallest first, largest last, largest first and smallest last time index, what a window
+   * asks of a block in one cache line: a block none of whose placed records meets the window is
+   * passed over, and a bound that all of them meet is not tested); the state the kernels share (at
+   * stateAt, see window-kernel.ts); then the runs of one block, then two buffers of runs (the runs
+   * so far and the ones the next merge writes), moved to the end of the memory when they grow; a
+   * run of scratch before each of the three (the merge kernel's). The layout's tables and the steps
+   * of the placement order go after them when the order is given ({@link sequence}).
    */
   private readonly memory: WasmMemory;
-  private readonly merge: MergeKernel;
+  private readonly unionKernel: UnionKernel;
+  private readonly insertKernel: InsertKernel;
+  private readonly stepsKernel: StepsKernel;
   private readonly bestGap: BestGapKernel;
   private f64: Float64Array;
   private i32: Int32Array;
-  private readonly pickAt: number;
+  private readonly stateAt: number;
   private accAt: number;
-  private tmpAt: number;
   /** Runs each buffer holds. */
   private runCap = 256;
-  /**
-   * Per block k, at 8k: how many of its records are placed (slots), then the time bounds of those:
-   * the smallest first, largest last, largest first and smallest last time index. What a window
-   * asks of a block, in one cache line: a block none of whose placed records meets the window is
-   * passed over, and a bound that all of them meet is not tested.
-   */
-  private readonly blockInfo: Int32Array;
   private placed = 0;
-  /** Positions gathered by {@link conflicting}. */
-  private out: Int32Array;
   /** The runs of the last {@link occupied} call: [runStart[j], runEnd[j]) ascending, disjoint, not touching. */
   runStart: Float64Array;
   runEnd: Float64Array;
@@ -87,14 +98,20 @@ export class Placement {
     layout: TimeClassesOptions = DEFAULT_TIME_CLASSES,
   ) {
     const n = r.count;
-    // Slots (one past the last position, so that a block's end address is in the memory), then the
-    // runs of one block and their sentinel, then the two run buffers, each after a run of scratch.
-    this.pickAt = Math.ceil((SLOT_BYTES * (n + 1)) / RUN_BYTES) * RUN_BYTES + RUN_BYTES;
-    this.accAt = this.pickAt + RUN_BYTES * ((1 << layout.blockBits) + 2);
-    this.tmpAt = this.accAt + RUN_BYTES * (this.runCap + 1);
-    const bytes = this.tmpAt + RUN_BYTES * this.runCap;
+    // Slots (one past the last position, so that a block's end address is in the memory), the
+    // blocks' bounds and the state, then the runs of one block and their sentinel, then the two run
+    // buffers, each after a run of scratch.
+    const blocks = (n >> layout.blockBits) + 1;
+    const infoAt = Math.ceil((SLOT_BYTES * (n + 1)) / BLOCK_INFO_BYTES) * BLOCK_INFO_BYTES;
+    this.stateAt = infoAt + BLOCK_INFO_BYTES * blocks;
+    // The state, and each class's window (at most 33 classes).
+    const pickAt = Math.ceil((this.stateAt + WINDOW_AT + 8 * 33) / RUN_BYTES) * RUN_BYTES + RUN_BYTES;
+    this.accAt = pickAt + RUN_BYTES * ((1 << layout.blockBits) + 2);
+    const tmpAt = this.accAt + RUN_BYTES * (this.runCap + 1);
+    const bytes = tmpAt + RUN_BYTES * this.runCap;
     if (bytes > WASM_MEMORY_MAX_BYTES) {
-      const most = Math.floor((WASM_MEMORY_MAX_BYTES - (bytes - SLOT_BYTES * n)) / SLOT_BYTES);
+      const perRecord = SLOT_BYTES + BLOCK_INFO_BYTES / 2 ** layout.blockBits;
+      const most = Math.floor((WASM_MEMORY_MAX_BYTES - (bytes - perRecord * n)) / perRecord);
       throw new OutOfAddressSpace(
         `${formatCount(n)} records need ${formatBytes(bytes)} of WebAssembly memory for their placement, over its limit of ` +
           `${formatBytes(WASM_MEMORY_MAX_BYTES)} (at most ${formatCount(most)} records)`,
@@ -102,24 +119,32 @@ export class Placement {
     }
     this.offsets = new Float64Array(n);
     this.layout = new TimeClasses(timeAxis(r), layout);
-    this.placedAt = new Float64Array(2 * n).fill(-1);
-    const blocks = (n >> layout.blockBits) + 1;
-    this.blockInfo = new Int32Array(8 * blocks);
-    // No record placed: bounds that no window meets.
-    for (let k = 0; k < blocks; k++) {
-      this.blockInfo[8 * k + 1] = 0x7fffffff;
-      this.blockInfo[8 * k + 2] = -1;
-      this.blockInfo[8 * k + 3] = -1;
-      this.blockInfo[8 * k + 4] = 0x7fffffff;
-    }
+    this.placedOrder = new PlacedOrder(this.layout, this.offsets);
     this.memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) });
-    ({ merge: this.merge, bestGap: this.bestGap } = placementKernels(this.memory));
+    ({ union: this.unionKernel, insert: this.insertKernel, steps: this.stepsKernel, bestGap: this.bestGap } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
     this.i32 = new Int32Array(this.memory.buffer);
+    // No record placed: bounds that no window meets.
+    const bi = this.i32;
+    for (let k = 0, x = infoAt >> 2; k < blocks; k++, x += BLOCK_INFO_BYTES >> 2) {
+      bi[x + 1] = 0x7fffffff;
+      bi[x + 2] = -1;
+      bi[x + 3] = -1;
+      bi[x + 4] = 0x7fffffff;
+    }
+    const st = this.stateAt >> 2;
+    bi[st + STATE.accAt / 4] = this.accAt;
+    bi[st + STATE.tmpAt / 4] = tmpAt;
+    bi[st + STATE.runCap / 4] = this.runCap;
+    bi[st + STATE.pickAt / 4] = pickAt;
+    bi[st + STATE.classCount / 4] = this.layout.classCount;
+    bi[st + STATE.blockBits / 4] = layout.blockBits;
+    bi[st + STATE.infoAt / 4] = infoAt;
+    bi[st + STATE.grainBits / 4] = layout.grainBits;
+    bi[st + STATE.tableSteps / 4] = this.layout.steps;
     const cap = 64;
     this.runStart = new Float64Array(cap);
     this.runEnd = new Float64Array(cap);
-    this.out = new Int32Array(cap);
   }
 
   /**
@@ -178,7 +203,11 @@ export class Placement {
    * max(heapSize, its end), which the best-gap kernel returns only when no gap holds the record.
    */
   bestFitBelow(p: number, size: number, heapSize: number): number {
-    const m = this.union(p, size);
+    return this.fitBelow(this.union(p, size), size, heapSize);
+  }
+
+  /** {@link bestFitBelow} over the m runs of the last union. */
+  private fitBelow(m: number, size: number, heapSize: number): number {
     const f = this.f64;
     const at = this.accAt >> 3;
     const lastEnd = m > 0 ? (f[at + 2 * m - 1] as number) : 0;
@@ -190,71 +219,132 @@ export class Placement {
     return offset === top ? -1 : offset;
   }
 
+  /**
+   * The order the records will be placed in: step k places recs[k]. The steps (each record's size,
+   * position and times, in sequence) and the layout's tables go into the kernels' memory, for
+   * {@link placeSteps} and {@link placeStep}.
+   */
+  sequence(recs: ArrayLike<number>): void {
+    const L = this.layout;
+    const n = recs.length;
+    const tableBytes = 4 * L.reachTable.length;
+    const reachAt = this.memory.buffer.byteLength;
+    const startAt = reachAt + tableBytes;
+    const stepsAt = startAt + tableBytes;
+    const bytes = stepsAt + STEP_BYTES * n;
+    if (bytes > WASM_MEMORY_MAX_BYTES) {
+      throw new OutOfAddressSpace(
+        `${formatCount(n)} records to place in order need ${formatBytes(bytes)} of WebAssembly memory, over its limit of ${formatBytes(WASM_MEMORY_MAX_BYTES)}`,
+      );
+    }
+    this.memory.grow(Math.ceil((bytes - reachAt) / 65536));
+    this.f64 = new Float64Array(this.memory.buffer);
+    const t = (this.i32 = new Int32Array(this.memory.buffer));
+    t.set(L.reachTable, reachAt >> 2);
+    t.set(L.startTable, startAt >> 2);
+    const st = this.stateAt >> 2;
+    t[st + STATE.reachAt / 4] = reachAt;
+    t[st + STATE.startAt / 4] = startAt;
+    t[st + STATE.stepsAt / 4] = stepsAt;
+    const f = this.f64;
+    const size = this.r.size;
+    for (let k = 0, x = stepsAt >> 2; k < n; k++, x += STEP_BYTES >> 2) {
+      const rec = recs[k] as number;
+      const p = L.posOf[rec] as number;
+      f[x >> 1] = size[rec] as number;
+      t[x + 2] = p;
+      t[x + 3] = L.first[p] as number;
+      t[x + 4] = L.last[p] as number;
+    }
+    this.stepsAt = stepsAt;
+    this.order = recs;
+  }
+
+  /**
+   * Places the records of steps [k0, k1) of the sequence, greedy-by-size's way (GREEDY_BY_SIZE:
+   * {@link bestFitAt}, stopping at the first zero-sized record) or XLA's (XLA_BEST_FIT:
+   * {@link bestFitBelow}, the heap growing when no gap holds a record; zero-sized records at 0,
+   * unindexed), in the kernel's loop; returns the step it stopped at.
+   */
+  placeSteps(k0: number, k1: number, mode: number): number {
+    let from = k0;
+    let reached: number;
+    while ((reached = this.stepsKernel(from, k1, mode, this.alignmentBytes, this.stateAt)) < 0) {
+      from = -reached - 1;
+      this.growRuns();
+    }
+    // The offsets the kernel left in the steps, per record; a log of the indexed placements.
+    const f = this.f64;
+    const t = this.i32;
+    const order = this.order;
+    const size = this.r.size;
+    let total = this.totalBytes;
+    for (let k = k0, x = (this.stepsAt + STEP_BYTES * k0) >> 2; k < reached; k++, x += STEP_BYTES >> 2) {
+      const rec = order[k] as number;
+      const offset = f[x >> 1] as number;
+      const end = offset + (size[rec] as number);
+      this.offsets[rec] = offset;
+      if (end > total) total = end;
+      if (end > offset) this.placedOrder.add(t[x + 2] as number, this.placed);
+      this.placed++;
+    }
+    this.totalBytes = total;
+    return reached;
+  }
+
+  /** {@link placeAt} for the record of step k, `rec`. */
+  placeStep(k: number, rec: number, size: number, offset: number): void {
+    const x = (this.stepsAt + STEP_BYTES * k) >> 2;
+    const t = this.i32;
+    this.record(rec, t[x + 2] as number, t[x + 3] as number, t[x + 4] as number, size, offset);
+  }
+
   /** The end of the last run of the last {@link bestFitBelow} (0 with none). */
   lastRunEnd = 0;
 
   /** The runs of {@link occupiedAt}, left at accAt in the kernel's memory; returns how many. */
   private union(p: number, gapBytes: number): number {
+    return this.unionOf(this.layout.first[p] as number, this.layout.last[p] as number, gapBytes);
+  }
+
+  /** {@link union} for a window [a, b] of time indices. */
+  private unionOf(a: number, b: number, gapBytes: number): number {
     const L = this.layout;
-    const a = L.first[p] as number;
-    const b = L.last[p] as number;
-    const bb = L.blockBits;
-    const bi = this.blockInfo;
-    const merge = this.merge;
-    let acc = this.accAt;
-    let tmp = this.tmpAt;
-    let m = 0;
-    let done = -1;
+    // Each class's run of positions that may meet the window, for the window kernel.
+    let t = this.i32;
+    const w = (this.stateAt + WINDOW_AT) >> 2;
     for (let k = 0; k < L.classCount; k++) {
-      const from = L.windowStart(k, a);
-      const to = L.windowEnd(k, b);
-      if (from >= to) continue;
-      for (let blk = Math.max(from >> bb, done + 1), last = (to - 1) >> bb; blk <= last; blk++) {
-        const info = 8 * blk;
-        if ((bi[info + 2] as number) < a || (bi[info + 1] as number) > b) continue;
-        const count = bi[info] as number;
-        if (m + count + 2 > this.runCap) {
-          this.growRuns(m + count + 2, acc, m);
-          acc = this.accAt;
-          tmp = this.tmpAt;
-        }
-        const o = SLOT_BYTES * (blk << bb);
-        // A bound that every record of the block meets is not tested.
-        const hiFirst = (bi[info + 3] as number) > b ? b : 0x7fffffff;
-        const loLast = (bi[info + 4] as number) < a ? a : -1;
-        const w = merge(o, o + SLOT_BYTES * count, hiFirst, loLast, acc, m, tmp, gapBytes, this.pickAt);
-        if (w < 0) continue;
-        m = w;
-        const x = acc;
-        acc = tmp;
-        tmp = x;
-      }
-      done = (to - 1) >> bb;
+      t[w + 2 * k] = L.windowStart(k, a);
+      t[w + 2 * k + 1] = L.windowEnd(k, b);
     }
-    this.accAt = acc;
-    this.tmpAt = tmp;
+    let m: number;
+    while ((m = this.unionKernel(a, b, gapBytes, this.stateAt)) < 0) {
+      this.growRuns();
+      t = this.i32;
+    }
+    this.accAt = t[(this.stateAt + STATE.accAt) >> 2] as number;
     return m;
   }
 
-  /** Run buffers of at least `need` runs, at the end of a grown memory, keeping the m runs at `acc`. */
-  private growRuns(need: number, acc: number, m: number): void {
-    let cap = this.runCap;
-    while (cap < need) cap *= 2;
+  /** Run buffers twice as large, at the end of a grown memory (the union that needed them starts over). */
+  private growRuns(): void {
+    const cap = 2 * this.runCap;
     const held = this.memory.buffer.byteLength;
     // A run of scratch before each buffer.
     const at = held + RUN_BYTES;
     if (at + RUN_BYTES * (2 * cap + 1) > WASM_MEMORY_MAX_BYTES) {
       throw new OutOfAddressSpace(
-        `${formatCount(need)} runs of placed records met by one record do not fit in a WebAssembly memory beside the ` +
+        `${formatCount(cap)} runs of placed records met by one record do not fit in a WebAssembly memory beside the ` +
           `${formatBytes(held)} it holds (its limit is ${formatBytes(WASM_MEMORY_MAX_BYTES)})`,
       );
     }
     this.memory.grow(Math.ceil((RUN_BYTES * (2 * cap + 2)) / 65536));
     this.f64 = new Float64Array(this.memory.buffer);
     this.i32 = new Int32Array(this.memory.buffer);
-    this.f64.copyWithin(at >> 3, acc >> 3, (acc >> 3) + 2 * m);
-    this.accAt = at;
-    this.tmpAt = at + RUN_BYTES * (cap + 1);
+    const st = this.stateAt >> 2;
+    this.i32[st + STATE.accAt / 4] = at;
+    this.i32[st + STATE.tmpAt / 4] = at + RUN_BYTES * (cap + 1);
+    this.i32[st + STATE.runCap / 4] = cap;
     this.runCap = cap;
   }
 
@@ -263,29 +353,8 @@ export class Placement {
    * an internal buffer that the next call overwrites.
    */
   conflicting(rec: number): Int32Array {
-    const L = this.layout;
-    const p = L.posOf[rec] as number;
-    const a = L.first[p] as number;
-    const b = L.last[p] as number;
-    let k = 0;
-    for (let c = 0; c < L.classCount; c++) {
-      const to = L.windowEnd(c, b);
-      for (let x = L.windowStart(c, a); x < to; x++) {
-        if ((this.placedAt[2 * x + 1] as number) >= 0 && (L.last[x] as number) >= a && (L.first[x] as number) <= b) {
-          if (k === this.out.length) {
-            const bigger = new Int32Array(2 * k);
-            bigger.set(this.out);
-            this.out = bigger;
-          }
-          this.out[k++] = x;
-        }
-      }
-    }
-    const list = this.out.subarray(0, k);
-    const at = this.placedAt;
-    list.sort((x, y) => (at[2 * x] as number) - (at[2 * y] as number) || (at[2 * x + 1] as number) - (at[2 * y + 1] as number));
-    for (let j = 0; j < k; j++) list[j] = L.recAt[list[j] as number] as number;
-    return list;
+    const p = this.layout.posOf[rec] as number;
+    return this.placedOrder.conflicting(this.layout.first[p] as number, this.layout.last[p] as number);
   }
 
   /** Places `rec` at `offset`; unindexed records (XLA's zero-sized ones) are never reported. */
@@ -301,45 +370,18 @@ export class Placement {
 
   /** {@link place} for record `rec` of `size` bytes at position `p`, indexed. */
   placeAt(rec: number, p: number, size: number, offset: number): void {
+    this.record(rec, p, this.layout.first[p] as number, this.layout.last[p] as number, size, offset);
+  }
+
+  /** {@link placeAt}, with the first and last time index of position p. */
+  private record(rec: number, p: number, first: number, last: number, size: number, offset: number): void {
     this.offsets[rec] = offset;
     this.totalBytes = Math.max(this.totalBytes, offset + size);
-    this.placedAt[2 * p] = offset;
-    this.placedAt[2 * p + 1] = this.placed++;
+    this.placedOrder.add(p, this.placed++);
     const end = alignUp(offset + size, this.alignmentBytes);
     // A record that occupies nothing takes no slot: the merges see only ranges of positive length.
-    if (end <= offset) return;
-    // Into its block's slots, after those at or below its offset (earlier placements first on ties).
-    const blk = p >> this.layout.blockBits;
-    const o = blk << this.layout.blockBits;
-    const bi = this.blockInfo;
-    const info = 8 * blk;
-    const count = bi[info] as number;
-    const first = this.layout.first[p] as number;
-    const last = this.layout.last[p] as number;
-    bi[info] = count + 1;
-    if (first < (bi[info + 1] as number)) bi[info + 1] = first;
-    if (last > (bi[info + 2] as number)) bi[info + 2] = last;
-    if (first > (bi[info + 3] as number)) bi[info + 3] = first;
-    if (last < (bi[info + 4] as number)) bi[info + 4] = last;
-    // Slot j: offset and end at f64 3j and 3j + 1, first and last at i32 6j + 4 and 6j + 5 (the
-    // bytes of f64 3j + 2). It goes after the slots at or below its offset (a binary search), and
-    // those above move up one slot, bytes as they are (copyWithin is a memmove).
-    const f = this.f64;
-    const t = this.i32;
-    let lo = o;
-    let hi = o + count;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((f[3 * mid] as number) > offset) hi = mid;
-      else lo = mid + 1;
-    }
-    const j = lo;
-    if (j < o + count) f.copyWithin(3 * j + 3, 3 * j, 3 * (o + count));
     // + 0 turns a -0 into 0: the kernel orders offsets by their bit patterns.
-    f[3 * j] = offset + 0;
-    f[3 * j + 1] = end;
-    t[6 * j + 4] = first;
-    t[6 * j + 5] = last;
+    if (end > offset) this.insertKernel(p, offset + 0, end, first, last, this.stateAt);
   }
 
   /** The aligned end of a placed record. */

@@ -1,7 +1,8 @@
 /**
- * A minimal WebAssembly encoder for one exported function over an imported memory (`env.mem`),
- * written as a list of instructions with named locals: enough for the placement's merge kernel
- * (merge-kernel.ts), which is built here from its source when first used, with no tool chain.
+ * A minimal WebAssembly encoder for exported functions over an imported memory (`env.mem`), each
+ * written as a list of instructions with named locals: enough for the placement's kernels
+ * (merge-kernel.ts, window-kernel.ts), which are built here from their source when first used, with
+ * no tool chain.
  */
 
 /** The parts of WebAssembly's JavaScript API used here (Node has them; the ES library types do not). */
@@ -24,10 +25,14 @@ export const F64 = 0x7c;
 const OPCODES: Readonly<Record<string, number>> = {
   block: 0x02,
   loop: 0x03,
+  if: 0x04,
+  else: 0x05,
   br: 0x0c,
   br_if: 0x0d,
   end: 0x0b,
+  call: 0x10,
   return: 0x0f,
+  drop: 0x1a,
   select: 0x1b,
   'local.get': 0x20,
   'local.set': 0x21,
@@ -35,34 +40,45 @@ const OPCODES: Readonly<Record<string, number>> = {
   'i32.load': 0x28,
   'i64.load': 0x29,
   'f64.load': 0x2b,
+  'i32.store': 0x36,
   'i64.store': 0x37,
   'f64.store': 0x39,
   'i32.const': 0x41,
   'f64.const': 0x44,
   'i32.eqz': 0x45,
   'i32.ne': 0x47,
+  'i32.lt_s': 0x48,
   'i32.lt_u': 0x49,
+  'i32.gt_s': 0x4a,
   'i32.le_s': 0x4c,
   'i32.ge_s': 0x4e,
   'i64.lt_s': 0x53,
   'i64.gt_s': 0x55,
   'f64.lt': 0x63,
   'f64.gt': 0x64,
+  'f64.eq': 0x61,
   'f64.ge': 0x66,
   'i32.add': 0x6a,
   'i32.sub': 0x6b,
+  'i32.mul': 0x6c,
   'i32.and': 0x71,
   'i32.or': 0x72,
   'i32.xor': 0x73,
   'i32.shl': 0x74,
+  'i32.shr_s': 0x75,
   'i32.shr_u': 0x76,
+  'f64.ceil': 0x9b,
   'f64.add': 0xa0,
   'f64.sub': 0xa1,
   'f64.mul': 0xa2,
+  'f64.div': 0xa3,
   'f64.min': 0xa4,
+  'f64.max': 0xa5,
   'f64.convert_i32_u': 0xb8,
   'i64.reinterpret_f64': 0xbd,
   'f64.reinterpret_i64': 0xbf,
+  // Prefixed (0xfc): memory.copy, of the imported memory onto itself.
+  'memory.copy': 0xfc,
 };
 
 const unsignedLeb = (n: number): number[] => {
@@ -136,10 +152,13 @@ function encodeBody(f: WasmFunction): number[] {
     } else if (op.endsWith('.load') || op.endsWith('.store')) {
       // Alignment hint (log2 of the access width), then the constant offset.
       body.push(op.startsWith('i32') ? 2 : 3, ...unsignedLeb(Number(arg || 0)));
-    } else if (op === 'block' || op === 'loop') {
+    } else if (op === 'block' || op === 'loop' || op === 'if') {
       body.push(0x40);
-    } else if (op === 'br' || op === 'br_if') {
+    } else if (op === 'br' || op === 'br_if' || op === 'call') {
+      // A branch's depth, or the index of the function called (its place in the module's list).
       body.push(...unsignedLeb(Number(arg)));
+    } else if (op === 'memory.copy') {
+      body.push(10, 0, 0);
     }
   }
   body.push(0x0b);

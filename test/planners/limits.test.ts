@@ -92,7 +92,7 @@ describe('time limit and memory budget', () => {
     }
     expect(err).toBeInstanceOf(PlanLimitError);
     expect((err as PlanLimitError).message).toBe(
-      'greedy-by-size (offsets): 1,000 records need about 160.16 KiB, over the memory budget of 97.66 KiB (--memory-limit); give a larger budget or fewer strategies (--strategy)',
+      'greedy-by-size (offsets): 1,000 records need about 179.69 KiB, over the memory budget of 97.66 KiB (--memory-limit); give a larger budget or fewer strategies (--strategy)',
     );
     expect((err as PlanLimitError).limit).toBe('memory');
     // Within the budget it runs.

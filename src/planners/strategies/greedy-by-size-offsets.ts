@@ -1,5 +1,6 @@
 import { Clock, NO_LIMITS, type PlanLimits } from '../limits.js';
 import { Placement, PLACEMENT_BYTES_PER_RECORD } from '../placement.js';
+import { GREEDY_BY_SIZE } from '../window-kernel.js';
 import { identityOrder, radixDescending, radixKeyMax } from '../radix-order.js';
 import { orderBy } from '../time-index.js';
 import type { OffsetsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
@@ -20,20 +21,23 @@ export function greedyBySizeOffsets(r: UsageRecords, alignmentBytes: number, lim
   const clock = new Clock(limits, r.count);
   const p = new Placement(r, alignmentBytes);
   const order = bySizeDescending(r);
-  // Sizes and positions in placement order, read in sequence rather than looked up per record.
-  const sizes = new Float64Array(r.count);
-  for (let k = 0; k < r.count; k++) sizes[k] = r.size[order[k] as number] as number;
-  const pos = p.positions(order);
-  for (let k = 0; k < r.count; k++) {
+  p.sequence(order);
+  // Records of positive size, in the placement's own loop, a chunk at a time between looks at the
+  // clock: each into the smallest gap that holds it among the runs of the records it conflicts with
+  // (gaps narrower than the record never take it, so runs closer than its size are merged as one).
+  let k = 0;
+  while (k < r.count) {
+    const end = Math.min(r.count, k + CHUNK);
+    const reached = p.placeSteps(k, end, GREEDY_BY_SIZE);
+    clock.advance(reached - k);
+    k = reached;
+    if (reached < end) break;
+  }
+  // Zero-sized records, last in the order, walk the records they conflict with as TFLite does.
+  for (; k < r.count; k++) {
     clock.tick();
     const rec = order[k] as number;
-    const size = sizes[k] as number;
-    if (size > 0) {
-      // The smallest gap that holds it, among the runs of the records it conflicts with (gaps
-      // narrower than the record never take it, so runs closer than its size are merged as one).
-      p.placeAt(rec, pos[k] as number, size, p.bestFitAt(pos[k] as number, size));
-      continue;
-    }
+    const size = r.size[rec] as number;
     let bestDiff = Infinity;
     let bestOffset = -1;
     let prev = 0;
@@ -47,10 +51,13 @@ export function greedyBySizeOffsets(r: UsageRecords, alignmentBytes: number, lim
       }
       prev = Math.max(prev, p.end(other));
     }
-    p.placeAt(rec, pos[k] as number, size, bestOffset < 0 ? prev : bestOffset);
+    p.placeStep(k, rec, size, bestOffset < 0 ? prev : bestOffset);
   }
   return { kind: 'offsets', offsets: p.offsets, totalBytes: p.totalBytes };
 }
+
+/** Records the placement's loop places between looks at the clock (the clock's own period). */
+export const CHUNK = 4096;
 
 /** Record indices by decreasing size, ties in record order (a stable sort). */
 export function bySizeDescending(r: UsageRecords): Uint32Array {
@@ -64,8 +71,7 @@ export const greedyBySizeOffsetsPlanner: PlannerDefinition = {
   kind: 'offsets',
   description: 'largest first, each into the smallest gap between the records it conflicts with',
   source: 'tflite GreedyBySizeAssignment (memory_management/greedy_by_size_assignment.cc)',
-  // The placement, and each record's size and position in placement order.
-  memoryBytes: (r) => (PLACEMENT_BYTES_PER_RECORD + 12) * r.count,
+  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
   inBest: true,
   plan: (r, o) => greedyBySizeOffsets(r, o.alignmentBytes, o.limits),
 };

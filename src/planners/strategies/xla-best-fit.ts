@@ -1,5 +1,7 @@
 import { Placement, PLACEMENT_BYTES_PER_RECORD } from '../placement.js';
 import { Clock, NO_LIMITS, type PlanLimits } from '../limits.js';
+import { XLA_BEST_FIT } from '../window-kernel.js';
+import { CHUNK } from './greedy-by-size-offsets.js';
 import { identityOrder, radixDescending, radixKeyMax } from '../radix-order.js';
 import type { OffsetsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
 
@@ -17,26 +19,17 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
   const p = new Placement(r, alignmentBytes);
   const n = r.count;
   const order = xlaOrder(r, type);
-  const pos = p.positions(order);
-  let heapSize = 0;
-  for (let k = 0; k < n; k++) {
-    clock.tick();
-    const rec = order[k] as number;
-    const size = r.size[rec] as number;
-    if (size === 0) {
-      p.place(rec, 0, false);
-      continue;
-    }
-    // The gaps between the chunks that overlap it in time are those of their union (see Placement),
-    // and the space above them up to the heap's size; gaps narrower than the buffer never take it,
-    // so runs closer than its size are one. The smallest that holds it (the lowest on ties), as
-    // FindChunkCandidate's walk keeps it; when none does, on top of the highest of them.
-    let fitOffset = p.bestFitBelow(pos[k] as number, size, heapSize);
-    if (fitOffset < 0) {
-      fitOffset = p.lastRunEnd;
-      heapSize = fitOffset + size;
-    }
-    p.placeAt(rec, pos[k] as number, size, fitOffset);
+  p.sequence(order);
+  // Each buffer takes the smallest gap that holds it among the gaps between the chunks that overlap
+  // it in time (those of their union, see Placement) and the space above them up to the heap's size
+  // (gaps narrower than the buffer never take it, so runs closer than its size are one), the lowest
+  // on ties, as FindChunkCandidate's walk keeps it; when none does, on top of the highest of them,
+  // and the heap grows. In the placement's own loop, a chunk at a time between looks at the clock.
+  for (let k = 0; k < n; ) {
+    const end = Math.min(n, k + CHUNK);
+    p.placeSteps(k, end, XLA_BEST_FIT);
+    clock.advance(end - k);
+    k = end;
   }
   return { kind: 'offsets', offsets: p.offsets, totalBytes: p.totalBytes };
 }
@@ -67,8 +60,8 @@ export const xlaSpatial: PlannerDefinition = {
   kind: 'offsets',
   description: 'XLA global decreasing-size best fit, spatial order (size, then live range)',
   source: 'xla GlobalDecreasingSizeBestFitHeap kSpatial (service/heap_simulator)',
-  // The placement, and each record's position in placement order.
-  memoryBytes: (r) => (PLACEMENT_BYTES_PER_RECORD + 4) * r.count,
+  // The placement.
+  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
   inBest: true,
   plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'spatial', o.limits),
 };
@@ -78,8 +71,8 @@ export const xlaTemporal: PlannerDefinition = {
   kind: 'offsets',
   description: 'XLA global decreasing-size best fit, temporal order (live range, then size)',
   source: 'xla GlobalDecreasingSizeBestFitHeap kTemporal (service/heap_simulator)',
-  // The placement, and each record's position in placement order.
-  memoryBytes: (r) => (PLACEMENT_BYTES_PER_RECORD + 4) * r.count,
+  // The placement.
+  memoryBytes: (r) => PLACEMENT_BYTES_PER_RECORD * r.count,
   inBest: true,
   plan: (r, o) => xlaBestFit(r, o.alignmentBytes, 'temporal', o.limits),
 };
