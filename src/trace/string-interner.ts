@@ -11,6 +11,12 @@ export class StringInterner {
   readonly strings: string[] = [''];
   /** Keys in the same order as `strings`, so an entry's number is its index. */
   private readonly keys = new IdTable(1 << 12);
+  /**
+   * Where {@link internString} encodes its text: one buffer for every call, not a new one per string
+   * (each new buffer is memory the collector is told of, and costs microseconds while a large trace
+   * is read).
+   */
+  private scratch = Buffer.alloc(256);
 
   constructor() {
     const empty = new Uint8Array(0);
@@ -28,7 +34,14 @@ export class StringInterner {
 
   /** Index of a string, adding it when new. */
   internString(text: string): number {
-    const b = encoder.encode(text);
-    return this.intern(b, 0, b.length);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    if (text.length * 3 > this.scratch.length) this.scratch = Buffer.alloc(Math.max(text.length * 3, this.scratch.length * 2));
+    const b = this.scratch;
+    const n = encoder.encodeInto(text, b).written;
+    const h = hashBytes(b, 0, n);
+    const a = this.keys.find(b, 0, n, h);
+    if (a >= 0) return a;
+    this.strings.push(b.toString('utf8', 0, n));
+    return this.keys.add(b, 0, n, h, true);
   }
 }

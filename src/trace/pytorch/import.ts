@@ -1,9 +1,9 @@
 import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, TAKE_OK } from '../../util/segment-layout.js';
 import type { TraceBuilder } from '../builder.js';
 import type { RecordedBlock, RecordedHistory, RecordedOom, RecordedSegment, RecordedSegmentEvent } from '../model.js';
-import { AddressMap } from './address-map.js';
 import { chooseDevice } from './device.js';
 import { AllocationRecords, IdWriter } from './ids.js';
+import { LiveAddresses } from './live-addresses.js';
 import { StackTable } from './stacks.js';
 import { describe, type FinalCheck } from './notes.js';
 import { toPlain } from './pickle-value.js';
@@ -52,7 +52,7 @@ export function importSnapshot(snap: Snapshot, file: string, builder: TraceBuild
     allocatedBytes: conv.records.allocated.slice(0, conv.records.count),
     segmentEvents: conv.segmentEvents,
     initialSegments: conv.initialSegments,
-    finalSegments: finals.map((s) => finalSegment(s, conv.liveAt)),
+    finalSegments: finals.map((s) => finalSegment(s, conv.live)),
     otherSegments: snap.segments.filter((s) => s.device !== device).map((s) => ({
       address: s.address,
       sizeBytes: s.totalBytes,
@@ -69,7 +69,7 @@ export function importSnapshot(snap: Snapshot, file: string, builder: TraceBuild
   return recorded;
 }
 
-function finalSegment(s: SnapshotSegment, liveAt: AddressMap): RecordedSegment {
+function finalSegment(s: SnapshotSegment, live: LiveAddresses): RecordedSegment {
   return {
     address: s.address,
     sizeBytes: s.totalBytes,
@@ -82,7 +82,7 @@ function finalSegment(s: SnapshotSegment, liveAt: AddressMap): RecordedSegment {
       const r: RecordedBlock = { address: b.address, sizeBytes: b.sizeBytes, state: b.state };
       if (b.state !== 'free') {
         r.requestedBytes = b.requestedBytes;
-        const a = liveAt.get(b.address);
+        const a = live.liveAt(b.address);
         if (a >= 0) r.allocation = a;
       }
       return r;
@@ -96,10 +96,8 @@ export class Converter {
   readonly segmentEvents: RecordedSegmentEvent[] = [];
   readonly ooms: RecordedOom[] = [];
   initialSegments: RecordedSegment[] = [];
-  /** Address -> the live allocation there. */
-  readonly liveAt = new AddressMap();
-  /** Address -> allocations made there so far (the `n` of the ids). */
-  private readonly occurrences: AddressMap;
+  /** Address -> the live allocation there, and the allocations made there so far (the `n` of the ids). */
+  readonly live: LiveAddresses;
   /** The `n` of each allocation's id (its address is in `records`). */
   private readonly occ: number[] = [];
   private readonly idBytes = new IdWriter();
@@ -126,13 +124,8 @@ export class Converter {
     private readonly rules: BlockRules,
     private readonly initial: InitialState,
   ) {
-    // About one address per allocation: room for them at once.
-    this.occurrences = new AddressMap(Math.ceil(t.length / 2) + initial.allocations.length);
-  }
-
-  /** The next occurrence number at an address (the `n` of a new allocation's id there). */
-  private nextOcc(address: number): number {
-    return this.occurrences.increment(address);
+    // Every address the trace names, and those of the allocations live at the start.
+    this.live = new LiveAddresses(initial.addresses + initial.allocations.length);
   }
 
   /** The tag of a stack: its innermost frame (the rule of `FrameTags`). */
@@ -169,10 +162,12 @@ export class Converter {
     for (const s of this.initial.segments) this.layout.addSegment(s.start, s.end - s.start, s.stream, s.pool, s.isExpandable);
     for (const x of this.initial.allocations) {
       const stack = this.stacks.of(x.frames);
-      const a = this.addAlloc(x.address, this.nextOcc(x.address), x.requestedBytes, 0, x.stream, this.tagOf(stack), undefined, 0);
+      const tag = this.tagOf(stack);
+      const i = this.live.slot(x.address);
+      const a = this.addAlloc(x.address, this.live.bump(i), x.requestedBytes, 0, x.stream, tag, undefined, 0);
       if (a < 0) continue;
       this.stacks.set(a, stack);
-      this.place(a, x.address, x.blockBytes);
+      this.place(a, i, x.address, x.blockBytes);
       this.initialCount++;
       this.initialBytes += x.requestedBytes;
     }
@@ -224,9 +219,10 @@ export class Converter {
     if (!this.b.isLenient) this.b.problem({ line: k + 1, message });
   }
 
-  private place(a: number, address: number, bytes: number, k = -1): void {
+  /** Allocation `a` placed at `address` (in slot `i` of {@link live}), in a block of `bytes`. */
+  private place(a: number, i: number, address: number, bytes: number, k = -1): void {
     this.records.set(a, address, bytes);
-    this.liveAt.set(address, a);
+    this.live.setLive(i, a);
     if (this.layout.take(address, bytes, a) !== TAKE_OK) {
       this.misplaced++;
       if (k >= 0) this.inconsistent(k, `alloc of ${bytes} bytes at 0x${address.toString(16)} does not lie in a free range of a segment`);
@@ -250,7 +246,8 @@ export class Converter {
     const address = t.addr[k] as number;
     const requested = t.size[k] as number;
     const stream = t.stream[k] as number;
-    const liveThere = this.liveAt.get(address);
+    const i = this.live.slot(address);
+    const liveThere = this.live.liveIn(i);
     if (liveThere >= 0) {
       // An alloc over a live block: let the builder report it (or count it under --lenient).
       this.addAlloc(address, this.occ[liveThere] as number, requested, NaN, stream, 0, this.time(k), k + 1, false);
@@ -260,28 +257,29 @@ export class Converter {
     const free = this.layout.freeBytesFrom(address);
     const bytes = free >= rounded ? blockBytesFromFree(rounded, free, this.rules) : rounded;
     const stack = t.stackOf(k, this.stacks);
-    const a = this.addAlloc(address, this.nextOcc(address), requested, NaN, stream, this.tagOf(stack), this.time(k), k + 1);
+    const a = this.addAlloc(address, this.live.bump(i), requested, NaN, stream, this.tagOf(stack), this.time(k), k + 1);
     if (a < 0) return;
     this.allocs++;
     this.stacks.set(a, stack);
-    this.place(a, address, bytes, k);
+    this.place(a, i, address, bytes, k);
   }
 
   private free(k: number): void {
     const t = this.t;
     const address = t.addr[k] as number;
-    const a = this.liveAt.get(address);
+    const i = this.live.find(address);
+    const a = i < 0 ? -1 : this.live.liveIn(i);
     if (a < 0) {
       // Not live: a second free of the same block. The builder names it (or counts it).
-      const n = this.occurrences.get(address);
-      this.addFree(address, n < 0 ? 0 : n - 1, t.stream[k] as number, this.time(k), k + 1);
+      const n = i < 0 ? 0 : this.live.madeIn(i);
+      this.addFree(address, n === 0 ? 0 : n - 1, t.stream[k] as number, this.time(k), k + 1);
       return;
     }
     // Live here and in the builder: freed by its number (its id is that allocation's alone).
     const freed = this.b.isLive(a) ? this.b.addFreeOf(a, NaN, t.stream[k] as number, this.time(k) ?? NaN, k + 1) : this.addFree(address, this.occ[a] as number, t.stream[k] as number, this.time(k), k + 1);
     if (freed < 0) return;
     this.frees++;
-    this.liveAt.delete(address);
+    this.live.setLive(i, -1);
     this.layout.release(address);
   }
 
@@ -359,12 +357,17 @@ export class Converter {
     });
     let blocksMatch = 0;
     let blocksDiffer = 0;
+    // Addresses of the final active blocks, and how many of them have an allocation live.
     const activeFinal = new Set<number>();
+    let liveInFinal = 0;
     for (const s of finals) {
       for (const blk of s.blocks) {
         if (blk.state === 'free') continue;
-        activeFinal.add(blk.address);
-        const a = this.liveAt.get(blk.address);
+        const a = this.live.liveAt(blk.address);
+        if (!activeFinal.has(blk.address)) {
+          activeFinal.add(blk.address);
+          if (a >= 0) liveInFinal++;
+        }
         if (a < 0) continue;
         if (this.records.allocated[a] === blk.sizeBytes) {
           blocksMatch++;
@@ -374,10 +377,6 @@ export class Converter {
         }
       }
     }
-    let liveNotInFinal = 0;
-    this.liveAt.forEachKey((addr) => {
-      if (!activeFinal.has(addr)) liveNotInFinal++;
-    });
-    return { segmentsMatch, blocksMatch, blocksDiffer, liveNotInFinal };
+    return { segmentsMatch, blocksMatch, blocksDiffer, liveNotInFinal: this.live.liveCount - liveInFinal };
   }
 }

@@ -36,6 +36,8 @@ export interface InitialState {
   allocations: InitialAllocation[];
   /** Things in the file that do not fit together, for the notes. */
   problems: string[];
+  /** How many distinct addresses the window's allocs and frees name (what the importer's table holds). */
+  addresses: number;
 }
 
 /**
@@ -86,10 +88,12 @@ const LIVE = 1;
  * Which allocations were live when the window opened: frees whose alloc is not in the window, and
  * active blocks of the final segments that the window never touched.
  */
-function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): InitialAllocation[] {
+function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): { allocations: InitialAllocation[]; addresses: number } {
   // Address -> LIVE while an allocation of the window lives there, TOUCHED once the window freed
-  // one there (absent: never touched). About one address per allocation: room for them at once.
-  const seen = new AddressMap(Math.ceil(t.length / 2));
+  // one there (absent: never touched). Grown as addresses come, not made for one per allocation: a
+  // caching allocator uses the same few thousand addresses again and again, and a table of that
+  // many stays in the caches, where one of millions of slots costs a miss per lookup.
+  const seen = new AddressMap();
   const out: InitialAllocation[] = [];
   for (let k = 0; k < t.length; k++) {
     const a = t.action[k];
@@ -117,7 +121,7 @@ function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems:
     }
   }
   if (unexplained > 0) problems.push(`${unexplained} active blocks of the final segments are not explained by the trace (their address was freed in the window and never allocated again)`);
-  return out.sort((x, y) => x.address - y.address);
+  return { allocations: out.sort((x, y) => x.address - y.address), addresses: seen.size };
 }
 
 /**
@@ -130,7 +134,7 @@ function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems:
 export function reconstructInitialState(finals: SnapshotSegment[], t: DeviceTrace, rules: BlockRules): InitialState {
   const problems: string[] = [];
   const layout = initialSegments(finals, t, problems);
-  const allocations = initialAllocations(finals, t, problems);
+  const { allocations, addresses } = initialAllocations(finals, t, problems);
   for (let i = 0; i < allocations.length; i++) {
     const x = allocations[i] as InitialAllocation;
     if (x.liveAtEnd) continue;
@@ -149,7 +153,7 @@ export function reconstructInitialState(finals: SnapshotSegment[], t: DeviceTrac
   if (outside > 0) problems.push(`${outside} allocations live at the start lie outside every segment of the start`);
   const segments: LayoutSegment[] = [];
   layout.forEachSegment((s) => segments.push(s.pool === POOL_UNKNOWN ? { ...s, pool: inferPool(s, allocations) } : s));
-  return { segments, allocations, problems };
+  return { segments, allocations, problems, addresses };
 }
 
 /**
