@@ -5,6 +5,7 @@
  * the top is the smallest (last_task, object_id): objects are released in order of their last task,
  * ties by object id. The release order decides which free object a later record reuses.
  */
+import { grown } from '../util/typed-arrays.js';
 export class PairHeap {
   private ka: Float64Array;
   private kb: Float64Array;
@@ -46,12 +47,8 @@ export class PairHeap {
 
   push(a: number, b: number): void {
     if (this.n === this.ka.length) {
-      const na = new Float64Array(this.n * 2);
-      const nb = new Float64Array(this.n * 2);
-      na.set(this.ka);
-      nb.set(this.kb);
-      this.ka = na;
-      this.kb = nb;
+      this.ka = grown(this.ka, this.n * 2);
+      this.kb = grown(this.kb, this.n * 2);
     }
     let i = this.n++;
     this.ka[i] = a;

@@ -3,6 +3,7 @@ import { CsvScanner } from '../trace/csv.js';
 import { ByteSource } from '../trace/source.js';
 import { idList } from './records.js';
 import type { UsageRecords } from './types.js';
+import { grown } from '../util/typed-arrays.js';
 
 /** The two usage-record CSV dialects memsim reads. */
 export type RecordsCsvFormat = 'minimalloc-csv' | 'records-csv';
@@ -41,10 +42,7 @@ export function sniffRecordsCsv(head: Buffer): RecordsCsvFormat | null {
 
 /** Grows a Float64Array column. */
 function grow(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
-  if (n < a.length) return a;
-  const b = new Float64Array(a.length * 2);
-  b.set(a);
-  return b;
+  return n < a.length ? a : grown(a, a.length * 2);
 }
 
 /**

@@ -2,6 +2,7 @@ import { FAILED, NO_BLOCK, type AllocatorState, type OnlineAllocator } from '../
 import { type OomRecord, oomRecord, recordedOomRecord } from './oom-record.js';
 import { OP_ALLOC, type Trace } from '../trace/model.js';
 import { TimelineSampler } from './timeline.js';
+import { grown } from '../util/typed-arrays.js';
 
 export type { OomRecord };
 
@@ -198,11 +199,7 @@ export function* replayInSteps(
       n = more;
       ({ op, alloc, size, step } = trace);
       streamCol = trace.stream;
-      if (trace.allocCount > handle.length) {
-        const grown = new Int32Array(Math.max(trace.allocCount, handle.length * 2));
-        grown.set(handle);
-        handle = grown;
-      }
+      if (trace.allocCount > handle.length) handle = grown(handle, Math.max(trace.allocCount, handle.length * 2));
     }
     // Before events 1,024, 66,560, …: the call is met early, so the code that V8 compiles for the
     // loop has it (met first at the 65,536th event, that code would be thrown away there). Not at

@@ -1,4 +1,5 @@
 import type { ByteSource } from './source.js';
+import { grown } from '../util/typed-arrays.js';
 
 /**
  * A streaming RFC 4180 record scanner: finds the fields of one record (quoted fields may hold commas,
@@ -37,16 +38,9 @@ export class CsvScanner {
 
   private push(start: number, end: number, quoted: boolean): void {
     if (this.count === this.starts.length) {
-      const grow = (a: Int32Array): Int32Array => {
-        const b = new Int32Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.starts = grow(this.starts);
-      this.ends = grow(this.ends);
-      const q = new Uint8Array(this.quoted.length * 2);
-      q.set(this.quoted);
-      this.quoted = q;
+      this.starts = grown(this.starts, this.starts.length * 2);
+      this.ends = grown(this.ends, this.ends.length * 2);
+      this.quoted = grown(this.quoted, this.quoted.length * 2);
     }
     this.starts[this.count] = start;
     this.ends[this.count] = end;

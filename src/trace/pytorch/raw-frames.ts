@@ -1,5 +1,6 @@
 import type { PickleDict, PickleValue } from './pickle-value.js';
 import { HASH_START, RunIndex } from './run-index.js';
+import { grown } from '../../util/typed-arrays.js';
 
 /**
  * A container that the snapshot unpickler (snapshot-unpickler.ts) fills in its own form instead of
@@ -264,10 +265,7 @@ export class RawFrameLists {
   }
 
   private growKnown(n: number): Int32Array<ArrayBuffer> {
-    const b = new Int32Array(Math.max(n, this.byMemo.length * 2));
-    b.set(this.byMemo);
-    this.byMemo = b;
-    return b;
+    return (this.byMemo = grown(this.byMemo, Math.max(n, this.byMemo.length * 2)));
   }
 
   /** A frame number for an element that has none yet (0 for one that is not a dict). */

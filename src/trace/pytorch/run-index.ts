@@ -3,6 +3,7 @@
  * content through an open-addressing table of run numbers (no Map, no object per run). Used for the
  * frames lists of a snapshot (frame numbers) and for the stacks (interned frame numbers).
  */
+import { grown } from '../../util/typed-arrays.js';
 export class RunIndex {
   data = new Uint32Array(1 << 12);
   start = new Uint32Array(1024);
@@ -18,11 +19,7 @@ export class RunIndex {
 
   /** Makes room for data up to `n` entries. */
   reserve(n: number): void {
-    if (n > this.data.length) {
-      const d = new Uint32Array(Math.max(n, this.data.length * 2));
-      d.set(this.data);
-      this.data = d;
-    }
+    if (n > this.data.length) this.data = grown(this.data, Math.max(n, this.data.length * 2));
   }
 
   /**
@@ -32,9 +29,7 @@ export class RunIndex {
   reserveRuns(runs: number): void {
     if (runs + 2 > this.start.length) {
       this.start = growU32(this.start, runs + 2);
-      const hs = new Int32Array(this.start.length);
-      hs.set(this.hashes);
-      this.hashes = hs;
+      this.hashes = grown(this.hashes, this.start.length);
     }
     let size = this.slots.length;
     while (runs * 2 > size) size *= 2;
@@ -109,8 +104,6 @@ export class RunIndex {
 /** The hash of a run: FNV-1a over its numbers from HASH_START, then over its length. */
 export const HASH_START = 0x811c9dc5 | 0;
 
-export function growU32(a: Uint32Array, n: number): Uint32Array<ArrayBuffer> {
-  const b = new Uint32Array(Math.max(n, a.length * 2));
-  b.set(a);
-  return b;
+export function growU32(a: Uint32Array<ArrayBuffer>, n: number): Uint32Array<ArrayBuffer> {
+  return grown(a, Math.max(n, a.length * 2));
 }
