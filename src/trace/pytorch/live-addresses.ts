@@ -30,30 +30,30 @@ export class LiveAddresses {
    * until the next address is added.
    */
   slot(addr: number): number {
-    const key = addr + 1;
-    const cells = this.cells;
-    const mask = this.mask;
-    for (let i = addressSlot(addr, mask); ; i = (i + 1) & mask) {
-      const k = cells[3 * i] as number;
-      if (k === key) return i;
-      if (k === 0) {
-        cells[3 * i] = key;
-        if (++this.count * 2 <= mask + 1) return i;
-        this.resize(2 * (mask + 1));
-        return this.find(addr);
-      }
-    }
+    const i = this.probe(addr);
+    if (i >= 0) return i;
+    const e = -i - 1;
+    this.cells[3 * e] = addr + 1;
+    if (++this.count * 2 <= this.mask + 1) return e;
+    this.resize(2 * (this.mask + 1));
+    return this.probe(addr);
   }
 
   /** The slot of `addr`, or -1 when it was never added. */
   find(addr: number): number {
+    const i = this.probe(addr);
+    return i < 0 ? -1 : i;
+  }
+
+  /** The slot of `addr` when it is there, else -(the empty slot where it would go) - 1. */
+  private probe(addr: number): number {
     const key = addr + 1;
     const cells = this.cells;
     const mask = this.mask;
     for (let i = addressSlot(addr, mask); ; i = (i + 1) & mask) {
       const k = cells[3 * i] as number;
       if (k === key) return i;
-      if (k === 0) return -1;
+      if (k === 0) return -i - 1;
     }
   }
 
