@@ -119,7 +119,7 @@ export class Placement {
     }
     this.offsets = new Float64Array(n);
     this.layout = new TimeClasses(timeAxis(r), layout);
-    this.placedOrder = new PlacedOrder(this.layout, this.offsets);
+    this.placedOrder = new PlacedOrder(this.layout, this.offsets, r.size);
     this.memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) });
     ({ union: this.unionKernel, insert: this.insertKernel, steps: this.stepsKernel, bestGap: this.bestGap } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
@@ -273,21 +273,21 @@ export class Placement {
       from = -reached - 1;
       this.growRuns();
     }
-    // The offsets the kernel left in the steps, per record; a log of the indexed placements.
+    // The offsets the kernel left in the steps, per record; the steps placed, for the conflict lists.
     const f = this.f64;
-    const t = this.i32;
     const order = this.order;
     const size = this.r.size;
+    const offsets = this.offsets;
     let total = this.totalBytes;
-    for (let k = k0, x = (this.stepsAt + STEP_BYTES * k0) >> 2; k < reached; k++, x += STEP_BYTES >> 2) {
+    for (let k = k0, x = (this.stepsAt + STEP_BYTES * k0) >> 3; k < reached; k++, x += STEP_BYTES >> 3) {
       const rec = order[k] as number;
-      const offset = f[x >> 1] as number;
+      const offset = f[x] as number;
       const end = offset + (size[rec] as number);
-      this.offsets[rec] = offset;
+      offsets[rec] = offset;
       if (end > total) total = end;
-      if (end > offset) this.placedOrder.add(t[x + 2] as number, this.placed);
-      this.placed++;
     }
+    this.placedOrder.addSteps(order, k0, reached, this.placed);
+    this.placed += reached - k0;
     this.totalBytes = total;
     return reached;
   }

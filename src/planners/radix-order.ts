@@ -35,22 +35,29 @@ export function identityOrder(n: number): Uint32Array {
  */
 export function radixDescending(key: ArrayLike<number>, order: Uint32Array, maxKey: number): Uint32Array {
   const n = order.length;
-  // Descending by key is ascending by maxKey - key.
-  let keys = new Uint32Array(n);
-  for (let k = 0; k < n; k++) keys[k] = maxKey - (key[order[k] as number] as number);
-  let ord: Uint32Array = order;
-  let keysOut = new Uint32Array(n);
-  let ordOut: Uint32Array = new Uint32Array(n);
   const keyBits = 32 - Math.clz32(maxKey);
   const passes = Math.ceil(keyBits / MAX_DIGIT_BITS);
-  const digitBits = Math.ceil(keyBits / Math.max(1, passes));
+  if (passes === 0) return order;
+  const digitBits = Math.ceil(keyBits / passes);
   const mask = (1 << digitBits) - 1;
   const count = new Int32Array(mask + 1);
+  // Descending by key is ascending by maxKey - key. The first pass reads the keys through the order;
+  // each later one reads those the pass before wrote beside the indices; the last writes no keys.
+  let keys: Uint32Array | null = null;
+  let ord: Uint32Array = order;
+  let ordOut: Uint32Array = new Uint32Array(n);
   for (let pass = 0, shift = 0; pass < passes; pass++, shift += digitBits) {
     count.fill(0);
-    for (let k = 0; k < n; k++) {
-      const d = ((keys[k] as number) >>> shift) & mask;
-      count[d] = (count[d] as number) + 1;
+    if (keys === null) {
+      for (let k = 0; k < n; k++) {
+        const d = ((maxKey - (key[ord[k] as number] as number)) >>> shift) & mask;
+        count[d] = (count[d] as number) + 1;
+      }
+    } else {
+      for (let k = 0; k < n; k++) {
+        const d = ((keys[k] as number) >>> shift) & mask;
+        count[d] = (count[d] as number) + 1;
+      }
     }
     let sum = 0;
     for (let d = 0; d <= mask; d++) {
@@ -58,16 +65,38 @@ export function radixDescending(key: ArrayLike<number>, order: Uint32Array, maxK
       count[d] = sum;
       sum += c;
     }
-    for (let k = 0; k < n; k++) {
-      const x = keys[k] as number;
-      const d = (x >>> shift) & mask;
-      const at = count[d] as number;
-      count[d] = at + 1;
-      keysOut[at] = x;
-      ordOut[at] = ord[k] as number;
-    }
-    [keys, keysOut] = [keysOut, keys];
+    const keysOut = pass + 1 < passes ? new Uint32Array(n) : null;
+    scatter(key, keys, ord, keysOut, ordOut, count, shift, mask, maxKey);
+    keys = keysOut;
     [ord, ordOut] = [ordOut, ord];
   }
   return ord;
+}
+
+/**
+ * One pass's scatter: each index of `ord` to its digit's next place in `ordOut`, and its key to the
+ * same place in `keysOut` when there is one (the keys come from `keys`, or from `key` through the
+ * order when null).
+ */
+function scatter(
+  key: ArrayLike<number>,
+  keys: Uint32Array | null,
+  ord: Uint32Array,
+  keysOut: Uint32Array | null,
+  ordOut: Uint32Array,
+  count: Int32Array,
+  shift: number,
+  mask: number,
+  maxKey: number,
+): void {
+  const n = ord.length;
+  for (let k = 0; k < n; k++) {
+    const i = ord[k] as number;
+    const x = keys === null ? maxKey - (key[i] as number) : (keys[k] as number);
+    const d = (x >>> shift) & mask;
+    const at = count[d] as number;
+    count[d] = at + 1;
+    if (keysOut !== null) keysOut[at] = x;
+    ordOut[at] = i;
+  }
 }
