@@ -86,7 +86,7 @@ export class PlacedOrder {
 
   /** Each position's offset and order, with every placement so far. */
   private index(): Float64Array {
-    const at = (this.at ??= new Float64Array(2 * this.offsets.length).fill(-1));
+    const at = (this.at ??= new Float64Array(2 * this.layout.positions).fill(-1));
     const recAt = this.layout.recAt;
     const posOf = this.layout.posOf;
     for (let j = 0; j < this.runs.length; j += 3) {
