@@ -29,11 +29,22 @@ export function identityOrder(n: number): Uint32Array {
 }
 
 /**
+ * Buffers that sorts in turn share (an order by several keys), each as long as the orders: whichever
+ * of them a sort does not return is left here for the next.
+ */
+export interface RadixScratch {
+  /** An order buffer not holding a result. */
+  spare: Uint32Array | null;
+  /** The keys of a pass, beside the indices. */
+  keys: Uint32Array | null;
+}
+
+/**
  * `order` (record indices) stably reordered by decreasing key[i] (ties keep their place in `order`);
  * keys are integers in [0, maxKey], maxKey < 2^32 (see {@link radixKeyMax}). Returns a new array
- * or `order` itself, which it may overwrite.
+ * (or one from `scratch`) or `order` itself, which it may overwrite.
  */
-export function radixDescending(key: ArrayLike<number>, order: Uint32Array, maxKey: number): Uint32Array {
+export function radixDescending(key: ArrayLike<number>, order: Uint32Array, maxKey: number, scratch: RadixScratch = { spare: null, keys: null }): Uint32Array {
   const n = order.length;
   const keyBits = 32 - Math.clz32(maxKey);
   const passes = Math.ceil(keyBits / MAX_DIGIT_BITS);
@@ -45,7 +56,7 @@ export function radixDescending(key: ArrayLike<number>, order: Uint32Array, maxK
   // each later one reads those the pass before wrote beside the indices; the last writes no keys.
   let keys: Uint32Array | null = null;
   let ord: Uint32Array = order;
-  let ordOut: Uint32Array = new Uint32Array(n);
+  let ordOut: Uint32Array = scratch.spare?.length === n ? scratch.spare : new Uint32Array(n);
   for (let pass = 0, shift = 0; pass < passes; pass++, shift += digitBits) {
     count.fill(0);
     if (keys === null) {
@@ -65,11 +76,15 @@ export function radixDescending(key: ArrayLike<number>, order: Uint32Array, maxK
       count[d] = sum;
       sum += c;
     }
-    const keysOut = pass + 1 < passes ? new Uint32Array(n) : null;
+    // Two passes at most (16-bit digits of a 32-bit key): the keys of the first are the only ones kept.
+    let keysOut: Uint32Array | null = null;
+    if (pass + 1 < passes) keysOut = keys === null && scratch.keys?.length === n ? scratch.keys : new Uint32Array(n);
     scatter(key, keys, ord, keysOut, ordOut, count, shift, mask, maxKey);
+    if (keysOut !== null) scratch.keys = keysOut;
     keys = keysOut;
     [ord, ordOut] = [ordOut, ord];
   }
+  scratch.spare = ordOut;
   return ord;
 }
 
