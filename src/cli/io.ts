@@ -7,6 +7,9 @@ import { formatCount } from '../util/bytes.js';
 
 const nodeRequire = createRequire(import.meta.url);
 
+/** The major number of Linux's memory character devices (`/dev/null` is 1, 3). */
+const LINUX_MEMORY_DEVICES = 1;
+
 /**
  * Whether file descriptor `fd` is a terminal. Asked of the descriptor, not of `process.stdout`: that
  * stream, once made, puts a pipe in non-blocking mode and reports its errors asynchronously; memsim
@@ -16,7 +19,11 @@ const nodeRequire = createRequire(import.meta.url);
  */
 export function isTerminal(fd: 1 | 2): boolean {
   try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
+    const st = fstatSync(fd);
+    if (!st.isCharacterDevice()) return false;
+    // Linux's memory devices (major 1: /dev/null, /dev/zero, …), where output is thrown away (when
+    // a run is timed, say), are not terminals either.
+    if (process.platform === 'linux' && ((st.rdev >> 8) & 0xfff) === LINUX_MEMORY_DEVICES) return false;
   } catch {
     return false; // a closed descriptor
   }

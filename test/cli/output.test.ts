@@ -187,3 +187,18 @@ describe.runIf(existsSync('/dev/full'))('a full disk (/dev/full)', () => {
     expect(r.stderr).toBe(`memsim: cannot write ${join(dir, 'no-such-folder', 'x.json')}: no such file or directory\n`);
   });
 });
+
+describe('stdout on /dev/null', () => {
+  it('is not a terminal, and is asked without loading node:tty (Linux)', () => {
+    if (process.platform !== 'linux') return;
+    const io = join(ROOT, 'dist', 'cli', 'io.js');
+    const script = `import(${JSON.stringify(io)}).then((m) => process.stderr.write(JSON.stringify([m.isTerminal(1), process.moduleLoadList.some((x) => / tty$/.test(x))])))`;
+    const devNull = openSync('/dev/null', 'w');
+    try {
+      const r = spawnSync(process.execPath, ['-e', script], { stdio: ['ignore', devNull, 'pipe'], encoding: 'utf8' });
+      expect(JSON.parse(r.stderr)).toEqual([false, false]);
+    } finally {
+      closeSync(devNull);
+    }
+  });
+});

@@ -19,13 +19,6 @@ export { PIPELINE_MIN_BYTES };
 const STREAMED_FORMATS: readonly string[] = ['csv', 'jsonl'];
 
 /**
- * How long the replay waits for the reading thread's next events, once it has passed the head's
- * (see {@link TraceFeed.poll}), before it reads the head on instead: about as long as the thread
- * takes to read the events of one message.
- */
-const HEAD_WAIT_MS = 5;
-
-/**
  * The reading thread's module: the built one (bundled, else from `dist/`), whether this module runs
  * from `dist/`, the CLI bundle or the sources (tests).
  */
@@ -202,13 +195,13 @@ export class TraceFeed {
   /**
    * {@link TraceFeed.poll} while this thread can read the trace's head (see head.ts): applies the
    * reading thread's events that are more than the trace has (passing over the others), else reads
-   * more of the head, when it has not ended, rather than wait for the thread. A head behind the
-   * thread's events (which the replay has passed) waits up to {@link HEAD_WAIT_MS} for the thread
-   * first: it would read again what the thread has read. Returns the trace's length then.
+   * more of the head rather than wait for the thread. Once the thread's events are more than the
+   * head's, the head is done with: reading on here would read again what the thread has read, on the
+   * replaying thread, and the thread, booted, reads faster than the replay runs. Returns the trace's
+   * length then.
    */
   private fromHead(replayed: number): number {
     const head = this.head as HeadReading;
-    let waited = head.length >= replayed;
     for (;;) {
       for (let m = this.queue.shift() ?? this.receive(); m; m = this.queue.shift() ?? this.receive()) {
         if (m.kind !== 'events') {
@@ -217,12 +210,8 @@ export class TraceFeed {
         }
         if (m.trace.length > this.trace.length) this.apply(m);
       }
+      if (this.trace.length > head.length) return this.dropHead();
       if (this.trace.length > replayed) return this.trace.length;
-      if (!waited) {
-        waited = true;
-        Atomics.wait(this.posted, 0, this.seen, HEAD_WAIT_MS);
-        continue;
-      }
       if (!head.advance()) return this.dropHead();
       if (head.length > replayed) {
         this.applyHead(head);
