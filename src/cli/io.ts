@@ -58,7 +58,7 @@ export function reportWidth(given: number | undefined, toFile: boolean): number 
  * had all it wanted: the command goes on to its other outputs (`--json-output`) and its gates, whose
  * failure still sets the exit code.
  */
-export function writeOutput(content: string | readonly Uint8Array[], output: string | undefined): void {
+export function writeOutput(content: string | Iterable<Uint8Array>, output: string | undefined): void {
   try {
     writeText(output, content);
   } catch (e) {

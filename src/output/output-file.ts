@@ -96,9 +96,10 @@ export class OutputFile {
 
 /**
  * Writes `text` whole to `path` (`-` or undefined: standard output) through an {@link OutputFile}:
- * a string, or its UTF-8 bytes as chunks written in turn (a large output built as bytes).
+ * a string, or its UTF-8 bytes as chunks written in turn (a large output built as bytes; each chunk
+ * is written before the next is asked for, so they may share a buffer).
  */
-export function writeText(path: string | undefined, text: string | readonly Uint8Array[]): void {
+export function writeText(path: string | undefined, text: string | Iterable<Uint8Array>): void {
   const out = new OutputFile(path ?? '-');
   try {
     if (typeof text === 'string') out.write(text);

@@ -97,29 +97,15 @@ export class Placement {
     private readonly alignmentBytes: number,
     layout: TimeClassesOptions = DEFAULT_TIME_CLASSES,
   ) {
-    const n = r.count;
-    // Slots (one past the last position, so that a block's end address is in the memory), the
-    // blocks' bounds and the state, then the runs of one block and their sentinel, then the two run
-    // buffers, each after a run of scratch.
-    const blocks = (n >> layout.blockBits) + 1;
-    const infoAt = Math.ceil((SLOT_BYTES * (n + 1)) / BLOCK_INFO_BYTES) * BLOCK_INFO_BYTES;
-    this.stateAt = infoAt + BLOCK_INFO_BYTES * blocks;
-    // The state, and each class's window (at most 33 classes).
-    const pickAt = Math.ceil((this.stateAt + WINDOW_AT + 8 * 33) / RUN_BYTES) * RUN_BYTES + RUN_BYTES;
-    this.accAt = pickAt + RUN_BYTES * ((1 << layout.blockBits) + 2);
-    const tmpAt = this.accAt + RUN_BYTES * (this.runCap + 1);
-    const bytes = tmpAt + RUN_BYTES * this.runCap;
-    if (bytes > WASM_MEMORY_MAX_BYTES) {
-      const perRecord = SLOT_BYTES + BLOCK_INFO_BYTES / 2 ** layout.blockBits;
-      const most = Math.floor((WASM_MEMORY_MAX_BYTES - (bytes - perRecord * n)) / perRecord);
-      throw new OutOfAddressSpace(
-        `${formatCount(n)} records need ${formatBytes(bytes)} of WebAssembly memory for their placement, over its limit of ` +
-          `${formatBytes(WASM_MEMORY_MAX_BYTES)} (at most ${formatCount(most)} records)`,
-      );
-    }
-    this.offsets = new Float64Array(n);
+    // Refused before anything is allocated when the records alone are too many; the layout's
+    // positions (a block's worth more at most per class) are checked again.
+    memoryLayout(r.count, r.count, layout.blockBits, this.runCap);
     this.layout = new TimeClasses(timeAxis(r), layout);
-    this.placedOrder = new PlacedOrder(this.layout, this.offsets);
+    const { infoAt, stateAt, pickAt, accAt, tmpAt, bytes, blocks } = memoryLayout(this.layout.positions, r.count, layout.blockBits, this.runCap);
+    this.stateAt = stateAt;
+    this.accAt = accAt;
+    this.offsets = new Float64Array(r.count);
+    this.placedOrder = new PlacedOrder(this.layout, this.offsets, r.size);
     this.memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) });
     ({ union: this.unionKernel, insert: this.insertKernel, steps: this.stepsKernel, bestGap: this.bestGap } = placementKernels(this.memory));
     this.f64 = new Float64Array(this.memory.buffer);
@@ -273,21 +259,21 @@ export class Placement {
       from = -reached - 1;
       this.growRuns();
     }
-    // The offsets the kernel left in the steps, per record; a log of the indexed placements.
+    // The offsets the kernel left in the steps, per record; the steps placed, for the conflict lists.
     const f = this.f64;
-    const t = this.i32;
     const order = this.order;
     const size = this.r.size;
+    const offsets = this.offsets;
     let total = this.totalBytes;
-    for (let k = k0, x = (this.stepsAt + STEP_BYTES * k0) >> 2; k < reached; k++, x += STEP_BYTES >> 2) {
+    for (let k = k0, x = (this.stepsAt + STEP_BYTES * k0) >> 3; k < reached; k++, x += STEP_BYTES >> 3) {
       const rec = order[k] as number;
-      const offset = f[x >> 1] as number;
+      const offset = f[x] as number;
       const end = offset + (size[rec] as number);
-      this.offsets[rec] = offset;
+      offsets[rec] = offset;
       if (end > total) total = end;
-      if (end > offset) this.placedOrder.add(t[x + 2] as number, this.placed);
-      this.placed++;
     }
+    this.placedOrder.addSteps(order, k0, reached, this.placed);
+    this.placed += reached - k0;
     this.totalBytes = total;
     return reached;
   }
@@ -388,4 +374,30 @@ export class Placement {
   end(rec: number): number {
     return alignUp((this.offsets[rec] as number) + (this.r.size[rec] as number), this.alignmentBytes);
   }
+}
+
+/**
+ * Where the placement's parts are in its kernel memory for n positions: the slots (one past the last
+ * position, so that a block's end address is in the memory), the blocks' bounds and the state, then
+ * the runs of one block and their sentinel, then the two run buffers, each after a run of scratch.
+ * Throws OutOfAddressSpace when they do not fit in a WebAssembly memory.
+ */
+function memoryLayout(n: number, records: number, blockBits: number, runCap: number) {
+  const blocks = (n >> blockBits) + 1;
+  const infoAt = Math.ceil((SLOT_BYTES * (n + 1)) / BLOCK_INFO_BYTES) * BLOCK_INFO_BYTES;
+  const stateAt = infoAt + BLOCK_INFO_BYTES * blocks;
+  // The state, and each class's window (at most 33 classes).
+  const pickAt = Math.ceil((stateAt + WINDOW_AT + 8 * 33) / RUN_BYTES) * RUN_BYTES + RUN_BYTES;
+  const accAt = pickAt + RUN_BYTES * ((1 << blockBits) + 2);
+  const tmpAt = accAt + RUN_BYTES * (runCap + 1);
+  const bytes = tmpAt + RUN_BYTES * runCap;
+  if (bytes > WASM_MEMORY_MAX_BYTES) {
+    const perRecord = SLOT_BYTES + BLOCK_INFO_BYTES / 2 ** blockBits;
+    const most = Math.floor((WASM_MEMORY_MAX_BYTES - (bytes - perRecord * n)) / perRecord) - (n - records);
+    throw new OutOfAddressSpace(
+      `${formatCount(records)} records need ${formatBytes(bytes)} of WebAssembly memory for their placement, over its limit of ` +
+        `${formatBytes(WASM_MEMORY_MAX_BYTES)} (at most ${formatCount(most)} records)`,
+    );
+  }
+  return { blocks, infoAt, stateAt, pickAt, accAt, tmpAt, bytes };
 }

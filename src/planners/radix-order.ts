@@ -29,28 +29,46 @@ export function identityOrder(n: number): Uint32Array {
 }
 
 /**
+ * Buffers that sorts in turn share (an order by several keys), each as long as the orders: whichever
+ * of them a sort does not return is left here for the next.
+ */
+export interface RadixScratch {
+  /** An order buffer not holding a result. */
+  spare: Uint32Array | null;
+  /** The keys of a pass, beside the indices. */
+  keys: Uint32Array | null;
+}
+
+/**
  * `order` (record indices) stably reordered by decreasing key[i] (ties keep their place in `order`);
  * keys are integers in [0, maxKey], maxKey < 2^32 (see {@link radixKeyMax}). Returns a new array
- * or `order` itself, which it may overwrite.
+ * (or one from `scratch`) or `order` itself, which it may overwrite.
  */
-export function radixDescending(key: ArrayLike<number>, order: Uint32Array, maxKey: number): Uint32Array {
+export function radixDescending(key: ArrayLike<number>, order: Uint32Array, maxKey: number, scratch: RadixScratch = { spare: null, keys: null }): Uint32Array {
   const n = order.length;
-  // Descending by key is ascending by maxKey - key.
-  let keys = new Uint32Array(n);
-  for (let k = 0; k < n; k++) keys[k] = maxKey - (key[order[k] as number] as number);
-  let ord: Uint32Array = order;
-  let keysOut = new Uint32Array(n);
-  let ordOut: Uint32Array = new Uint32Array(n);
   const keyBits = 32 - Math.clz32(maxKey);
   const passes = Math.ceil(keyBits / MAX_DIGIT_BITS);
-  const digitBits = Math.ceil(keyBits / Math.max(1, passes));
+  if (passes === 0) return order;
+  const digitBits = Math.ceil(keyBits / passes);
   const mask = (1 << digitBits) - 1;
   const count = new Int32Array(mask + 1);
+  // Descending by key is ascending by maxKey - key. The first pass reads the keys through the order;
+  // each later one reads those the pass before wrote beside the indices; the last writes no keys.
+  let keys: Uint32Array | null = null;
+  let ord: Uint32Array = order;
+  let ordOut: Uint32Array = scratch.spare?.length === n ? scratch.spare : new Uint32Array(n);
   for (let pass = 0, shift = 0; pass < passes; pass++, shift += digitBits) {
     count.fill(0);
-    for (let k = 0; k < n; k++) {
-      const d = ((keys[k] as number) >>> shift) & mask;
-      count[d] = (count[d] as number) + 1;
+    if (keys === null) {
+      for (let k = 0; k < n; k++) {
+        const d = ((maxKey - (key[ord[k] as number] as number)) >>> shift) & mask;
+        count[d] = (count[d] as number) + 1;
+      }
+    } else {
+      for (let k = 0; k < n; k++) {
+        const d = ((keys[k] as number) >>> shift) & mask;
+        count[d] = (count[d] as number) + 1;
+      }
     }
     let sum = 0;
     for (let d = 0; d <= mask; d++) {
@@ -58,16 +76,42 @@ export function radixDescending(key: ArrayLike<number>, order: Uint32Array, maxK
       count[d] = sum;
       sum += c;
     }
-    for (let k = 0; k < n; k++) {
-      const x = keys[k] as number;
-      const d = (x >>> shift) & mask;
-      const at = count[d] as number;
-      count[d] = at + 1;
-      keysOut[at] = x;
-      ordOut[at] = ord[k] as number;
-    }
-    [keys, keysOut] = [keysOut, keys];
+    // Two passes at most (16-bit digits of a 32-bit key): the keys of the first are the only ones kept.
+    let keysOut: Uint32Array | null = null;
+    if (pass + 1 < passes) keysOut = keys === null && scratch.keys?.length === n ? scratch.keys : new Uint32Array(n);
+    scatter(key, keys, ord, keysOut, ordOut, count, shift, mask, maxKey);
+    if (keysOut !== null) scratch.keys = keysOut;
+    keys = keysOut;
     [ord, ordOut] = [ordOut, ord];
   }
+  scratch.spare = ordOut;
   return ord;
+}
+
+/**
+ * One pass's scatter: each index of `ord` to its digit's next place in `ordOut`, and its key to the
+ * same place in `keysOut` when there is one (the keys come from `keys`, or from `key` through the
+ * order when null).
+ */
+function scatter(
+  key: ArrayLike<number>,
+  keys: Uint32Array | null,
+  ord: Uint32Array,
+  keysOut: Uint32Array | null,
+  ordOut: Uint32Array,
+  count: Int32Array,
+  shift: number,
+  mask: number,
+  maxKey: number,
+): void {
+  const n = ord.length;
+  for (let k = 0; k < n; k++) {
+    const i = ord[k] as number;
+    const x = keys === null ? maxKey - (key[i] as number) : (keys[k] as number);
+    const d = (x >>> shift) & mask;
+    const at = count[d] as number;
+    count[d] = at + 1;
+    if (keysOut !== null) keysOut[at] = x;
+    ordOut[at] = i;
+  }
 }

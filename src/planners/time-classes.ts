@@ -29,11 +29,13 @@ export const DEFAULT_TIME_CLASSES: TimeClassesOptions = { grainBits: 3, blockBit
  * time bounds, so that blocks that cannot meet a window are passed over whole).
  */
 export class TimeClasses {
-  /** Per position: its record. */
+  /** Positions: the records, and those left empty so that each class starts a block. */
+  readonly positions: number;
+  /** Per position: its record (-1 for none). */
   readonly recAt: Int32Array;
   /** Per record: its position. */
   readonly posOf: Int32Array;
-  /** Per position: first and last time index. */
+  /** Per position: first and last time index (2^31 - 1 and -1 where there is no record). */
   readonly first: Int32Array;
   readonly last: Int32Array;
   /** The classes that have records. */
@@ -78,14 +80,32 @@ export class TimeClasses {
     let ascending = true;
     for (let i = 1; i < n && ascending; i++) ascending = (fi[i - 1] as number) <= (fi[i] as number);
     const startOrder = ascending ? null : byFirstTime(fi, T);
-    const classStart = new Int32Array(classCount + 1);
-    for (let i = 0; i < n; i++) classStart[(classOf[i] as number) + 1] = (classStart[(classOf[i] as number) + 1] as number) + 1;
-    for (let k = 0; k < classCount; k++) classStart[k + 1] = (classStart[k + 1] as number) + (classStart[k] as number);
-    const fill = classStart.slice(0, classCount);
-    this.recAt = new Int32Array(n);
+    // Each class starts a block: a block holds records of one class, so the long-lived records of a
+    // class of their own, which most windows meet, are not read beside short ones that they do not.
+    const classSize = new Int32Array(classCount);
+    for (let i = 0; i < n; i++) classSize[classOf[i] as number] = (classSize[classOf[i] as number] as number) + 1;
+    const classStart = new Int32Array(classCount);
+    const classEnd = new Int32Array(classCount);
+    const blockMask = (1 << blockBits) - 1;
+    for (let k = 0, p = 0; k < classCount; k++) {
+      p = (p + blockMask) & ~blockMask;
+      classStart[k] = p;
+      p += classSize[k] as number;
+      classEnd[k] = p;
+    }
+    const positions = classCount > 0 ? (classEnd[classCount - 1] as number) : 0;
+    this.positions = positions;
+    const fill = classStart.slice();
+    this.recAt = new Int32Array(positions);
     this.posOf = new Int32Array(n);
-    this.first = new Int32Array(n);
-    this.last = new Int32Array(n);
+    this.first = new Int32Array(positions);
+    this.last = new Int32Array(positions);
+    if (positions > n) {
+      // The positions between classes hold no record, and no window meets them.
+      this.recAt.fill(-1);
+      this.first.fill(0x7fffffff);
+      this.last.fill(-1);
+    }
     for (let j = 0; j < n; j++) {
       const i = startOrder ? (startOrder[j] as number) : j;
       const k = classOf[i] as number;
@@ -102,7 +122,7 @@ export class TimeClasses {
     this.reachTable = new Int32Array(classCount * this.steps);
     for (let k = 0; k < classCount; k++) {
       const base = k * this.steps;
-      const end = classStart[k + 1] as number;
+      const end = classEnd[k] as number;
       let p = classStart[k] as number;
       for (let g = 0; g < this.steps; g++) {
         const t = g << grainBits;

@@ -21,15 +21,28 @@ export function timeAxis(r: UsageRecords): TimeAxis {
   const cached = axisCache.get(r);
   if (cached) return cached;
   const n = r.count;
+  const first = r.first.subarray(0, n);
   let ascending = true;
-  for (let i = 1; i < n && ascending; i++) ascending = (r.first[i - 1] as number) <= (r.first[i] as number);
-  // Traces list records by first time already: no sort, and each first is found walking along.
-  const sorted = ascending ? Float64Array.from(r.first) : Float64Array.from(r.first).sort();
-  let m = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    if (m === 0 || sorted[i] !== sorted[m - 1]) sorted[m++] = sorted[i] as number;
+  let distinct = true;
+  for (let i = 1; i < n && ascending; i++) {
+    const d = (first[i] as number) - (first[i - 1] as number);
+    ascending = d >= 0;
+    distinct &&= d > 0;
   }
-  const times = sorted.slice(0, m);
+  // Traces list records by first time already, each its own (a trace's allocation counter): the
+  // firsts are the times (no copy of them), and each first is found walking along.
+  let times: Float64Array;
+  if (ascending && distinct) {
+    times = first;
+  } else {
+    const sorted = ascending ? Float64Array.from(first) : Float64Array.from(first).sort();
+    let m = 0;
+    for (let i = 0; i < sorted.length; i++) {
+      if (m === 0 || sorted[i] !== sorted[m - 1]) sorted[m++] = sorted[i] as number;
+    }
+    times = sorted.slice(0, m);
+  }
+  const m = times.length;
   const fi = new Int32Array(n);
   const li = new Int32Array(n);
   if (ascending) {

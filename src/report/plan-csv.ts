@@ -12,51 +12,75 @@ const csvField = (s: string): string => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g
  */
 export function renderPlanCsv(r: UsageRecords, offsets: ArrayLike<number>): string {
   const decoder = new TextDecoder();
-  return planCsvBytes(r, offsets)
-    .map((chunk) => decoder.decode(chunk))
-    .join('');
+  const parts: string[] = [];
+  for (const chunk of planCsvBytes(r, offsets)) parts.push(decoder.decode(chunk));
+  return parts.join('');
 }
 
 /**
  * {@link renderPlanCsv} as UTF-8 bytes, in chunks of about a megabyte to be written in turn: a
- * million lines go to the file without becoming a string first.
+ * million lines go to the file without becoming a string first. Each chunk is made when the one
+ * before it has been taken, in the same buffer (a view of it that the next chunk overwrites), so the
+ * text never takes more than a megabyte of memory: write or copy each chunk before asking for the next.
  */
-export function planCsvBytes(r: UsageRecords, offsets: ArrayLike<number>): Uint8Array[] {
-  const out = new CsvBytes();
+export function planCsvBytes(r: UsageRecords, offsets: ArrayLike<number>): Iterable<Uint8Array> {
+  return {
+    [Symbol.iterator](): Iterator<Uint8Array> {
+      const out = new CsvBytes();
+      const isRecords = r.source.format === 'records-csv' || r.source.format === 'records';
+      const ids = r.ids;
+      out.text(isRecords ? (ids ? 'id,size,first,last,offset\n' : 'size,first,last,offset\n') : 'id,lower,upper,size,offset\n');
+      let i = 0;
+      let isDone = false;
+      return {
+        next(): IteratorResult<Uint8Array> {
+          if (isDone) return { done: true, value: undefined };
+          i = isRecords ? recordLines(out, r, offsets, i) : minimallocLines(out, r, offsets, i);
+          isDone = i >= r.count;
+          return { done: false, value: out.take() };
+        },
+      };
+    },
+  };
+}
+
+/** Lines of a closed-interval record file from record i until the chunk is full; returns the next record. */
+function recordLines(out: CsvBytes, r: UsageRecords, offsets: ArrayLike<number>, i: number): number {
   const ids = r.ids;
-  if (r.source.format === 'records-csv' || r.source.format === 'records') {
-    out.text(ids ? 'id,size,first,last,offset\n' : 'size,first,last,offset\n');
-    for (let i = 0; i < r.count; i++) {
-      if (ids) {
-        out.id(ids, i);
-        out.comma();
-      }
-      out.number(r.size[i] as number);
+  for (; i < r.count && !out.isFull(); i++) {
+    if (ids) {
+      out.id(ids, i);
       out.comma();
-      out.number(r.first[i] as number);
-      out.comma();
-      out.number(r.last[i] as number);
-      out.comma();
-      out.number(offsets[i] as number);
-      out.newline();
     }
-  } else {
-    out.text('id,lower,upper,size,offset\n');
-    for (let i = 0; i < r.count; i++) {
-      if (ids) out.id(ids, i);
-      else out.number(i);
-      out.comma();
-      out.number(r.first[i] as number);
-      out.comma();
-      out.number((r.last[i] as number) + 1);
-      out.comma();
-      out.number(r.size[i] as number);
-      out.comma();
-      out.number(offsets[i] as number);
-      out.newline();
-    }
+    out.number(r.size[i] as number);
+    out.comma();
+    out.number(r.first[i] as number);
+    out.comma();
+    out.number(r.last[i] as number);
+    out.comma();
+    out.number(offsets[i] as number);
+    out.newline();
   }
-  return out.finish();
+  return i;
+}
+
+/** Lines of minimalloc's shape (half-open lifetimes) from record i until the chunk is full; returns the next record. */
+function minimallocLines(out: CsvBytes, r: UsageRecords, offsets: ArrayLike<number>, i: number): number {
+  const ids = r.ids;
+  for (; i < r.count && !out.isFull(); i++) {
+    if (ids) out.id(ids, i);
+    else out.number(i);
+    out.comma();
+    out.number(r.first[i] as number);
+    out.comma();
+    out.number((r.last[i] as number) + 1);
+    out.comma();
+    out.number(r.size[i] as number);
+    out.comma();
+    out.number(offsets[i] as number);
+    out.newline();
+  }
+  return i;
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -64,21 +88,33 @@ const COMMA = 44;
 const NEWLINE = 10;
 
 /**
- * CSV text built as UTF-8 bytes a megabyte at a time, numbers written digit by digit (as `String`
- * writes them): a million lines make a few dozen chunks rather than millions of small strings.
+ * CSV text built as UTF-8 bytes a megabyte at a time in one buffer, numbers written digit by digit
+ * (as `String` writes them): a million lines make a few dozen chunks rather than millions of small
+ * strings, and take no more memory than one.
  */
 class CsvBytes {
   private buf = new Uint8Array(CHUNK_BYTES);
   private pos = 0;
-  private readonly chunks: Uint8Array[] = [];
   private readonly encoder = new TextEncoder();
 
-  /** Room for `bytes` more (a full megabyte goes to the chunks first). */
+  /** Whether the chunk is about full: the next line goes in the next one. */
+  isFull(): boolean {
+    return this.pos >= CHUNK_BYTES - 256;
+  }
+
+  /** The chunk so far, as a view of the buffer that the next one overwrites. */
+  take(): Uint8Array {
+    const chunk = this.buf.subarray(0, this.pos);
+    this.pos = 0;
+    return chunk;
+  }
+
+  /** Room for `bytes` more: a line longer than the rest of the buffer (a long id) gets a larger one. */
   private room(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return;
-    this.chunks.push(this.buf.subarray(0, this.pos));
-    this.buf = new Uint8Array(Math.max(CHUNK_BYTES, bytes));
-    this.pos = 0;
+    const bigger = new Uint8Array(Math.max(2 * this.buf.length, this.pos + bytes));
+    bigger.set(this.buf.subarray(0, this.pos));
+    this.buf = bigger;
   }
 
   comma(): void {
@@ -157,11 +193,6 @@ class CsvBytes {
     for (let k = 0; k < s.length; k++) this.buf[this.pos++] = s.charCodeAt(k);
   }
 
-  /** The whole text, in chunks. */
-  finish(): Uint8Array[] {
-    this.chunks.push(this.buf.subarray(0, this.pos));
-    return this.chunks;
-  }
 }
 
 /** Writes `v` (an integer in [0, 10^8)) as exactly eight digits, zeros first; returns the position after them. */

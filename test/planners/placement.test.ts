@@ -256,8 +256,15 @@ describe('placement', () => {
         const axis = timeAxis(r);
         const L = new TimeClasses(axis, layout);
         const T = axis.times.length;
-        // Positions are a permutation, class-major and by first time within a class.
-        expect(Array.from(L.recAt).sort((x, y) => x - y)).toEqual(Array.from({ length: r.count }, (_, i) => i));
+        // The records' positions are a permutation, class-major and by first time within a class,
+        // each class from the start of a block (the positions left between hold no record).
+        expect(Array.from(L.recAt).filter((i) => i >= 0).sort((x, y) => x - y)).toEqual(Array.from({ length: r.count }, (_, i) => i));
+        for (let i = 0; i < r.count; i++) expect(L.recAt[L.posOf[i] as number]).toBe(i);
+        for (let p = 1; p < L.positions; p++) {
+          const [x, y] = [L.recAt[p - 1] as number, L.recAt[p] as number];
+          const classOf = (i: number): number => Math.max(0, 32 - Math.clz32((axis.li[i] as number) - (axis.fi[i] as number)) - layout.shortBits + 3) >> 2;
+          if (y >= 0 && (x < 0 || classOf(x) !== classOf(y))) expect(p % (1 << layout.blockBits)).toBe(0);
+        }
         for (let a = 0; a < T; a++) {
           for (let b = a; b < T; b++) {
             const found = new Set<number>();

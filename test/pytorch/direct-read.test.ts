@@ -12,6 +12,7 @@ import { unpickle } from '../../src/trace/pytorch/pickle.js';
 import { pickle, type PickleWritable } from '../../src/trace/pytorch/pickle-writer.js';
 import { parseSnapshot } from '../../src/trace/pytorch/snapshot.js';
 import { DIRECT_MIN_BYTES, unpickleSnapshot } from '../../src/trace/pytorch/snapshot-unpickler.js';
+import { unpickleSnapshotFile } from '../../src/trace/pytorch/file-window.js';
 import { SHARED_TRACES, tempDir } from '../helpers.js';
 import { entry, frame, MiB, segment, settings } from './snapshot-helpers.js';
 
@@ -38,6 +39,22 @@ function readDirect(file: string, options: ReadOptions = {}): Trace {
     },
   };
   return readOpenedTrace({ ...opened, reader }, options);
+}
+
+/**
+ * The same file read the direct way through a window of `windowBytes` (see file-window.ts; large
+ * files are read so), moved on with `marginBytes` left ahead, whatever its size.
+ */
+function readWindowed(file: string, windowBytes = 1024, marginBytes = 256): Trace {
+  const opened = openTrace(file);
+  const reader: TraceReader = {
+    ...opened.reader,
+    read(_src, builder, o) {
+      const { root, traces } = unpickleSnapshotFile(file, file, windowBytes, marginBytes, 0);
+      return importSnapshot(parseSnapshot(root, file, traces), file, builder, o.device);
+    },
+  };
+  return readOpenedTrace({ ...opened, reader }, {});
 }
 
 /** A trace, or the message of the error reading it gives. */
@@ -190,6 +207,7 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
   it('property: the same trace (or the same error) as the plain unpickler, for any protocol, shape and damage', () => {
     const dir = tempDir();
     let direct = 0;
+    let windowed = 0;
     let fine = 0;
     fc.assert(
       fc.property(
@@ -204,16 +222,19 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
           const buf = pickle(snapshotOf(steps, brk, at, twice, other), { protocol: protocol as 2 | 3 | 4 | 5 });
           writeFileSync(file, buf);
           if (unpickleSnapshot(buf, file, 0).traces !== undefined) direct++;
+          if (unpickleSnapshotFile(file, file, 1024, 256, 0).traces !== undefined) windowed++;
           const got = outcome(() => readDirect(file));
           const want = outcome(() => readPlain(file));
           if (typeof want !== 'string') fine++;
           expect(got).toEqual(want);
+          expect(outcome(() => readWindowed(file))).toEqual(want);
         },
       ),
       { numRuns: 300 },
     );
     // Both paths were exercised (about a quarter of the files are read directly, most import fine).
     expect(direct).toBeGreaterThan(30);
+    expect(windowed).toBeGreaterThan(30);
     expect(fine).toBeGreaterThan(100);
   });
 
@@ -235,7 +256,9 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
           const isDirect = unpickleSnapshot(buf, file, 0).traces !== undefined;
           expect(isDirect).toBe(unpickleSnapshot(plainBuf, file, 0).traces !== undefined);
           if (isDirect) direct++;
-          expect(outcome(() => readDirect(file))).toEqual(outcome(() => readPlain(file)));
+          const want = outcome(() => readPlain(file));
+          expect(outcome(() => readDirect(file))).toEqual(want);
+          expect(outcome(() => readWindowed(file))).toEqual(want);
         },
       ),
       { numRuns: 200 },
@@ -276,6 +299,39 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
     expect([...st.frameRun.subarray(st.runStart[s]!, st.runStart[s + 1]!)].map((f) => st.frames[f])).toEqual(['/home/u/model.py:41:forward', '/home/u/train.py:12:forward']);
   });
 
+  it('reads through a window an alloc that shares the frames list of a free whose bytes the window has moved past', () => {
+    const dir = tempDir();
+    const file = join(dir, 'shared-far.pickle');
+    const fr: PickleWritable[] = [FRAMES[4]!, FRAMES[0]!];
+    const trace = [entry('free_requested', A, 512, { frames: fr }), entry('free_completed', A, 512, { frames: fr })];
+    // Some 6 KB of entries between the free and the alloc that takes its list.
+    for (let i = 1; i <= 100; i++) trace.push(entry('alloc', A + 512 * i, 512, { frames: [FRAMES[i % 5]!] }), entry('free_completed', A + 512 * i, 512));
+    trace.push(entry('alloc', A, 512, { frames: fr }));
+    writeFileSync(file, pickle({ segments: [segment({ address: A, blocks: [{ size: 512, requested: 512 }, { size: 2 * MiB - 512, state: 'inactive' }] })], device_traces: [trace] }));
+    expect(unpickleSnapshotFile(file, file, 1024, 256, 0).traces?.map((t) => t.length)).toEqual([203]);
+    const got = readWindowed(file);
+    expect(got).toEqual(readPlain(file));
+    const st = got.stacks!;
+    const s = st.ofAllocation[st.ofAllocation.length - 1]!;
+    expect([...st.frameRun.subarray(st.runStart[s]!, st.runStart[s + 1]!)].map((f) => st.frames[f])).toEqual(['/home/u/model.py:41:forward', '/home/u/train.py:12:forward']);
+  });
+
+  it('reads a pickle of DIRECT_MIN_BYTES or more through a window, to the same trace as the plain unpickler', () => {
+    const dir = tempDir();
+    const file = join(dir, 'large.pickle');
+    const trace: PickleWritable[] = [];
+    // Long frames lists (2 bytes a frame), so that few entries make the size.
+    const n = 2_700;
+    for (let i = 0; i < n; i++) {
+      const fr = Array.from({ length: 1000 + (i % 7) }, (_, k) => FRAMES[(i + k) % FRAMES.length]!) as PickleWritable[];
+      trace.push(entry('alloc', A + 512 * i, 512, { frames: fr }), entry('free_requested', A + 512 * i, 512, { frames: [...fr].reverse() }), entry('free_completed', A + 512 * i, 512, { frames: fr }));
+    }
+    writeFileSync(file, pickle({ segments: [segment({ address: A, blocks: [{ size: 64 * MiB, state: 'inactive' }] })], device_traces: [trace] }));
+    expect(readFileSync(file).length).toBeGreaterThan(DIRECT_MIN_BYTES);
+    expect(unpickleSnapshotFile(file, file).traces?.map((t) => t.length)).toEqual([3 * n]);
+    expect(readTrace(file)).toEqual(readPlain(file));
+  });
+
   it('names a bad entry by its path, as the plain reader does', () => {
     const dir = tempDir();
     const file = join(dir, 'bad.pickle');
@@ -284,6 +340,7 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
     expect(() => readDirect(file)).toThrow('device_traces[0][4].size: must not be negative, got -7');
     expect(outcome(() => readDirect(file))).toBe(outcome(() => readPlain(file)));
     expect(outcome(() => readTrace(file))).toBe(outcome(() => readPlain(file)));
+    expect(outcome(() => readWindowed(file))).toBe(outcome(() => readPlain(file)));
   });
 
   it('reads a pickle smaller than DIRECT_MIN_BYTES the plain way, and one of that size or more directly', () => {
@@ -310,7 +367,7 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
     expect(got).toEqual(readPlain(file));
   });
 
-  it('reads a snapshot read whole before the CLI loads (bin/memsim.js) as one read as usual, and a cut one with the same error', async () => {
+  it('reads a snapshot to replay when asked, not early (bin/memsim.js): a large one is read through a window as it is parsed', async () => {
     const dir = tempDir();
     const file = join(dir, 'early.pickle');
     const trace = [entry('alloc', A, 512, { frames: [FRAMES[0]!] }), entry('free_completed', A, 512)];
@@ -318,7 +375,6 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
     const argv = ['node', 'memsim', 'replay', file, '-a', 'caching'];
     const early = async (gone = false): Promise<Trace | string> => {
       await readEarly(argv, 0);
-      // The file is open by then: read early, its bytes are those read, not the file's again.
       if (gone) unlinkSync(file);
       try {
         return await readTraceFile(file);
@@ -330,8 +386,8 @@ describe('PyTorch snapshot: the trace read straight into columns', () => {
     const got = await early();
     expect(got).not.toBeTypeOf('string');
     expect(got).toEqual(readTrace(file));
-    expect(await early(true)).toEqual(got);
-    expect(existsSync(file)).toBe(false);
+    // Nothing was read before the file went.
+    expect(await early(true)).toMatch(/^TraceError: /);
     writeFileSync(file, buf.subarray(0, buf.length - 9));
     const cut = await early();
     expect(cut).toMatch(/^TraceError: /);

@@ -2,7 +2,7 @@ import { Placement, PLACEMENT_BYTES_PER_RECORD } from '../placement.js';
 import { Clock, NO_LIMITS, type PlanLimits } from '../limits.js';
 import { XLA_BEST_FIT } from '../window-kernel.js';
 import { CHUNK } from './greedy-by-size-offsets.js';
-import { identityOrder, radixDescending, radixKeyMax } from '../radix-order.js';
+import { identityOrder, radixDescending, radixKeyMax, type RadixScratch } from '../radix-order.js';
 import type { OffsetsAssignment, PlannerDefinition, UsageRecords } from '../types.js';
 
 /**
@@ -41,18 +41,33 @@ export function xlaBestFit(r: UsageRecords, alignmentBytes: number, type: 'spati
  */
 export function xlaOrder(r: UsageRecords, type: 'spatial' | 'temporal'): Uint32Array {
   const n = r.count;
+  const maxSize = radixKeyMax(r.size, n);
+  const duration32 = durations32(r);
+  if (maxSize >= 0 && duration32) {
+    const maxDuration = radixKeyMax(duration32, n);
+    // The second sort reuses the first one's buffers.
+    const scratch: RadixScratch = { spare: null, keys: null };
+    if (type === 'spatial') return radixDescending(r.size, radixDescending(duration32, identityOrder(n), maxDuration, scratch), maxSize, scratch);
+    return radixDescending(duration32, radixDescending(r.size, identityOrder(n), maxSize, scratch), maxDuration, scratch);
+  }
   const duration = new Float64Array(n);
   for (let i = 0; i < n; i++) duration[i] = (r.last[i] as number) - (r.first[i] as number);
-  const maxSize = radixKeyMax(r.size, n);
-  const maxDuration = radixKeyMax(duration, n);
-  if (maxSize >= 0 && maxDuration >= 0) {
-    if (type === 'spatial') return radixDescending(r.size, radixDescending(duration, identityOrder(n), maxDuration), maxSize);
-    return radixDescending(duration, radixDescending(r.size, identityOrder(n), maxSize), maxDuration);
-  }
   // Both comparators end with the buffer id, so the order is total and any sort gives it.
   const bySize = (a: number, b: number): number => (r.size[b] as number) - (r.size[a] as number);
   const byRange = (a: number, b: number): number => (duration[b] as number) - (duration[a] as number);
   return identityOrder(n).sort(type === 'spatial' ? (a, b) => bySize(a, b) || byRange(a, b) || a - b : (a, b) => byRange(a, b) || bySize(a, b) || a - b);
+}
+
+/** Each record's live range (last - first) when they are all integers below 2^32, else null. */
+function durations32(r: UsageRecords): Uint32Array | null {
+  const n = r.count;
+  const out = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const d = (r.last[i] as number) - (r.first[i] as number);
+    if (!(d >= 0 && d <= 0xffffffff && Number.isInteger(d))) return null;
+    out[i] = d;
+  }
+  return out;
 }
 
 export const xlaSpatial: PlannerDefinition = {

@@ -7,8 +7,9 @@
  * {@link TraceFeed.open} takes the thread over when it is asked for the same file with the same
  * reading, and stops it otherwise (as does a command that reads no trace on another thread). Until
  * then the thread's messages wait in early-slot.ts, and it keeps no process alive. A binary trace
- * (`.mst`) or a PyTorch snapshot pickle (`.pickle`, `.pkl`) of that size is read whole by Node's I/O
- * threads, for `readTraceFile` to take.
+ * (`.mst`) of that size is read whole by Node's I/O threads, for `readTraceFile` to take. A PyTorch
+ * snapshot pickle is not read early: a large one is read through a window as it is parsed
+ * (trace/pytorch/file-window.ts), which costs less than the fresh memory of a whole copy.
  *
  * This module loads before anything else, for every command: it imports nothing of memsim's but
  * types and constants, and Node's modules only once the command line names a file of those kinds.
@@ -21,9 +22,9 @@ import { PIPELINE_EVERY, PIPELINE_MIN_BYTES, READER_MODULES, type ReaderInit, ty
 const READING_FLAGS = ['--input-format', '--lenient', '--device', '--allocator-name', '-h', '--help'];
 
 /** Extensions of the traces read early: CSV and JSON Lines by a reading thread, the others whole. */
-const EARLY_EXTENSIONS = ['.csv', '.jsonl', '.mst', '.pickle', '.pkl'];
-/** Binary traces and snapshot pickles: read whole, without a thread. */
-const WHOLE_EXTENSIONS = ['.mst', '.pickle', '.pkl'];
+const EARLY_EXTENSIONS = ['.csv', '.jsonl', '.mst'];
+/** Binary traces: read whole, without a thread. */
+const WHOLE_EXTENSIONS = ['.mst'];
 
 /** Node's modules that the early reading uses. */
 interface Modules {
@@ -64,8 +65,7 @@ export async function readEarly(argv: readonly string[], minBytes = PIPELINE_MIN
   const path = earlyTrace(argv, { statSync: fs.statSync, extname: path_.extname }, minBytes);
   if (path === undefined) return;
   const ext = path_.extname(path).toLowerCase();
-  // A pickle's strings are decoded from its bytes by TextDecoder, which refuses shared memory.
-  if (WHOLE_EXTENSIONS.includes(ext)) return readBytesEarly(fs, path_.resolve(path), ext === '.mst');
+  if (WHOLE_EXTENSIONS.includes(ext)) return readBytesEarly(fs, path_.resolve(path), true);
   const threads = await import('node:worker_threads');
   const { packageFile } = await import('../../util/package-root.js');
   const url = READER_MODULES.map((m) => packageFile(m)).find((u) => fs.existsSync(u));
@@ -112,8 +112,7 @@ const MAX_WHOLE_BYTES = 2 ** 32 - 2 ** 20;
 
 /**
  * A binary trace (`.mst`) is read whole into shared memory by Node's I/O threads meanwhile (its
- * columns are then views of it, see binary/sections.ts), a snapshot pickle into an ordinary buffer
- * (`shared` false). Any problem, or a file that grew while it was read, leaves the bytes null: the
+ * columns are then views of it, see binary/sections.ts; `shared` false: an ordinary buffer). Any problem, or a file that grew while it was read, leaves the bytes null: the
  * trace is then read as usual, and says what is wrong.
  */
 function readBytesEarly(fs: typeof import('node:fs'), file: string, shared: boolean): void {

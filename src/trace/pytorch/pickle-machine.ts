@@ -18,8 +18,9 @@ export const MAX_LONG_BYTES = 1 << 16;
  * The opcodes themselves are in pickle.ts.
  */
 export abstract class PickleMachine {
-  protected readonly buf: Uint8Array;
-  protected readonly view: DataView;
+  /** The input, or the part of it held now (see file-window.ts), and a view of it for its wider numbers. */
+  protected buf: Uint8Array;
+  protected view: DataView;
   protected readonly file: string;
   protected readonly decoder = new TextDecoder('utf-8', { fatal: false });
   /** Read position of the opcodes handled outside the hot loop. */
@@ -43,6 +44,11 @@ export abstract class PickleMachine {
     this.buf = buf;
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.file = file;
+  }
+
+  /** The bytes of {@link buf} were replaced: no short text made from the old ones is reused. */
+  protected forgetShortTexts(): void {
+    this.shortFrom.fill(-1);
   }
 
   protected fail(message: string, offset = this.at): never {

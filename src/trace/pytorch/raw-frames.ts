@@ -1,6 +1,7 @@
 import type { PickleDict, PickleValue } from './pickle-value.js';
 import { HASH_START, RunIndex } from './run-index.js';
 import { grown } from '../../util/typed-arrays.js';
+import type { FileWindow } from './file-window.js';
 
 /**
  * A container that the snapshot unpickler (snapshot-unpickler.ts) fills in its own form instead of
@@ -31,7 +32,8 @@ export class FramesList extends Decoded {
   hash = HASH_START;
   /**
    * A complete list whose frames were checked but not stored (see {@link RawFrameLists.skip}): the
-   * bytes of its batches, [skipFrom, skipTo), and the memo's state then; skipFrom -1: not skipped.
+   * bytes of its batches, [skipFrom, skipTo) as offsets in the file, and the memo's state then;
+   * skipFrom -1: not skipped.
    */
   skipFrom = -1;
   skipTo = 0;
@@ -81,24 +83,33 @@ export class RawFrameLists {
   private skippedTo = new Int32Array(0);
   private skippedStamp = new Uint32Array(0);
   private skippedCount = 0;
-  /** The pickle and memo of the skipped lists, to read them when they are needed after all. */
+  /** The pickle (or the part held now, from file offset `base`) and memo of the skipped lists, to read them when they are needed after all. */
   private buf: Uint8Array = new Uint8Array(0);
+  private base = 0;
   private memo: PickleValue[] = [];
+  /** The file, where only part of it is held (see file-window.ts). */
+  window: FileWindow | undefined;
 
   private view: DataView = new DataView(new ArrayBuffer(0));
 
-  /** The pickle and memo the lists are read from (for {@link skip}). */
-  source(buf: Uint8Array, memo: PickleValue[]): void {
-    this.buf = buf;
+  /** The pickle (of `totalBytes` in all, `buf` its start) and memo the lists are read from (for {@link skip}). */
+  source(buf: Uint8Array, memo: PickleValue[], totalBytes = buf.length): void {
+    this.moved(buf, 0);
     this.memo = memo;
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     // Room for the memo indices of a file that memoizes once per 16 bytes (real snapshots: once per
     // 60 to 130), so that the tables do not grow while the reading runs optimized: growing is code
     // that would have run too rarely to have type feedback, whose first run throws the optimized
     // code away. Pages never written cost no memory.
-    const indices = Math.floor(buf.length / 16);
+    const indices = Math.floor(totalBytes / 16);
     if (indices > this.byMemo.length) this.byMemo = grow(this.byMemo, new Int32Array(indices));
     if (indices > this.storedRaw.length) this.storedRaw = grow(this.storedRaw, new Int32Array(indices));
+  }
+
+  /** The part of the pickle held is `buf`, from file offset `base` on. */
+  moved(buf: Uint8Array, base: number): void {
+    this.buf = buf;
+    this.base = base;
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
   /** A view of `buf` for its 32-bit numbers (memo indices of LONG_BINGET): one load instead of four. */
@@ -232,18 +243,26 @@ export class RawFrameLists {
    * all ({@link seal}), when they are read as long as the memo entries they name still hold the same frames.
    */
   skip(list: FramesList, from: number, to: number): void {
-    list.skipFrom = from;
-    list.skipTo = to;
+    list.skipFrom = this.base + from;
+    list.skipTo = this.base + to;
     list.stamp = this.overwrites;
   }
 
   /** Reads the frames of a skipped list into it (see {@link skip}). */
   private unskip(list: FramesList): void {
     if (this.open !== null || list.stamp !== this.overwrites) throw new ReadAgain('a skipped frames list needed after its frames were stored again');
-    const buf = this.buf;
-    let p = list.skipFrom;
+    let buf = this.buf;
+    let p = list.skipFrom - this.base;
+    let end = list.skipTo - this.base;
+    if (p < 0 || end > buf.length) {
+      // Bytes the window has moved past: read from the file again.
+      if (this.window === undefined) throw new ReadAgain('a skipped frames list outside the input');
+      buf = this.window.read(list.skipFrom, list.skipTo);
+      p = 0;
+      end = buf.length;
+    }
     list.skipFrom = -1;
-    while (p < list.skipTo) {
+    while (p < end) {
       while (buf[p] === 0x95) p += 9;
       if (buf[p] !== 0x28) throw new ReadAgain('a skipped frames list read again differently');
       p = this.appendRun(list, buf, p + 1, this.memo);

@@ -5,7 +5,8 @@ import type { ByteSource } from '../source.js';
 import { importSnapshot } from './import.js';
 import type { PickleValue } from './pickle-value.js';
 import { type DeviceTrace, parseSnapshot } from './snapshot.js';
-import { unpickleSnapshot } from './snapshot-unpickler.js';
+import { DIRECT_MIN_BYTES, unpickleSnapshot } from './snapshot-unpickler.js';
+import { unpickleSnapshotFile } from './file-window.js';
 import { formatBytes } from '../../util/bytes.js';
 import { isPickle, looksLikeJson, sniffSnapshot, SNAPSHOT_EXTENSIONS, SNAPSHOT_READER_INFO } from './sniff.js';
 import { describeSystemError } from '../../util/system-error.js';
@@ -56,6 +57,15 @@ function readAll(src: ByteSource): Buffer {
 }
 
 /**
+ * A pickle file large enough for the direct reading and not held in memory already: read through a
+ * window (see file-window.ts) rather than whole, so the file's pages need no memory of their own.
+ */
+function isWindowed(src: ByteSource): boolean {
+  if (src.file === '-' || src.base !== 0 || src.eof || src.totalBytes < DIRECT_MIN_BYTES || src.totalBytes > MAX_SNAPSHOT_BYTES) return false;
+  return isPickle(src.buf.subarray(0, Math.min(src.end, 64)));
+}
+
+/**
  * PyTorch memory snapshots (`torch.cuda.memory._dump_snapshot`): the pickle as written, or the same
  * structure as JSON (what the official viewer also accepts). See spec/pytorch-snapshot.md.
  */
@@ -64,6 +74,11 @@ export const pytorchSnapshotReader: TraceReader = {
   extensions: SNAPSHOT_EXTENSIONS,
   sniff: sniffSnapshot,
   read(src, builder, options) {
+    if (isWindowed(src)) {
+      options.onProgress?.(src.totalBytes, src.totalBytes);
+      const { root, traces } = unpickleSnapshotFile(src.file, src.file);
+      return importSnapshot(parseSnapshot(root, src.file, traces), src.file, builder, options.device);
+    }
     const bytes = readAll(src);
     options.onProgress?.(bytes.length, bytes.length);
     let root: PickleValue;

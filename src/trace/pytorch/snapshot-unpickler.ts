@@ -5,6 +5,7 @@ import { dictSet, type PickleDict, type PickleValue } from './pickle-value.js';
 import { Decoded, FramesList, ReadAgain, STORED_LIST } from './raw-frames.js';
 import type { DeviceTrace } from './snapshot.js';
 import { DeviceTraces, Entry, TraceRows } from './trace-rows.js';
+import type { FileWindow } from './file-window.js';
 
 /** A snapshot's root value, and its device traces when they were read straight into columns. */
 export interface SnapshotPickle {
@@ -45,18 +46,29 @@ export function unpickleSnapshot(buf: Uint8Array, file: string, minDirectBytes =
  * MARK of a trace list), as CPython's pickler writes them. A decoded container that reaches plain
  * data (a tuple, a plain list or dict, another key) or is referenced twice makes the file be read again.
  */
-class SnapshotUnpickler extends EntryReader {
+export class SnapshotUnpickler extends EntryReader {
   private root: PickleDict | undefined;
   private deviceTraces: DeviceTraces | undefined;
   /** Stack index of the last entry begun. */
   private entryAt = -1;
+  /** The file's size, and the position in {@link buf} past which the window moves on (Infinity: the whole input is held). */
+  private readonly totalBytes: number;
+  private limit: number;
+
+  /** `window`: the file held in part (`buf`: its bytes now; see file-window.ts), else `buf` is the whole input. */
+  constructor(buf: Uint8Array, file: string, private readonly window?: FileWindow) {
+    super(buf, file);
+    this.totalBytes = window ? window.size : buf.length;
+    this.limit = window ? window.limit : Infinity;
+  }
 
   read(): SnapshotPickle {
     // Frame references take 2 to 5 bytes each: room for them at once instead of growing by copies.
-    this.raw.runs.reserve(Math.floor(this.buf.length / 5));
+    this.raw.runs.reserve(Math.floor(this.totalBytes / 5));
     // And a table for a list per 512 bytes (a real entry's list takes hundreds), not rehashed as it fills.
-    this.raw.runs.reserveRuns(Math.floor(this.buf.length / 512));
-    this.raw.source(this.buf, this.memo);
+    this.raw.runs.reserveRuns(Math.floor(this.totalBytes / 512));
+    this.raw.source(this.buf, this.memo, this.totalBytes);
+    if (this.window) this.raw.window = this.window;
     const result = this.load();
     const dt = this.deviceTraces;
     if (dt === undefined) return { root: result };
@@ -72,13 +84,19 @@ class SnapshotUnpickler extends EntryReader {
 
   /** The hot loop of `Unpickler.load`, with the containers of the trace read directly. */
   override load(): PickleValue {
-    const buf = this.buf;
-    const view = this.view;
-    const end = buf.length;
+    let buf = this.buf;
+    let view = this.view;
+    let end = buf.length;
     const stack = this.stack;
     const memo = this.memo;
     let pos = 0;
     while (pos < end) {
+      if (pos > this.limit) {
+        pos = this.advance(pos);
+        buf = this.buf;
+        view = this.view;
+        end = buf.length;
+      }
       this.at = pos;
       const op = (this.op = buf[pos++] as number);
       switch (op) {
@@ -200,6 +218,17 @@ class SnapshotUnpickler extends EntryReader {
     this.fail('the file ends without a STOP opcode', end);
   }
 
+  /** Moves the window on to the opcode at `pos` (which then is at 0): its bytes before are let go. */
+  private advance(pos: number): number {
+    const w = this.window as FileWindow;
+    this.buf = w.advance(pos);
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    this.limit = w.limit;
+    this.raw.moved(this.buf, w.base);
+    this.forgetShortTexts();
+    return 0;
+  }
+
   /**
    * The entries of `rows` from the one just begun (its EMPTY_DICT ends at `pos`), each read in one go,
    * and those that follow it in the same batch (EMPTY_DICT after EMPTY_DICT above the list's MARK),
@@ -216,7 +245,8 @@ class SnapshotUnpickler extends EntryReader {
         return pos;
       }
       pos = after;
-      if (buf[pos] !== 0x7d || this.marks.length === 0 || stack[this.floor - 1] !== (rows as unknown)) return pos;
+      // Past the window's limit, the opcodes' loop moves it on first.
+      if (pos > this.limit || buf[pos] !== 0x7d || this.marks.length === 0 || stack[this.floor - 1] !== (rows as unknown)) return pos;
       this.at = pos++;
       this.op = 0x7d;
       rows.open();
@@ -315,7 +345,7 @@ class SnapshotUnpickler extends EntryReader {
       } else if (d === this.root && d !== undefined && key === 'device_traces' && this.deviceTraces === undefined) {
         // A trace entry takes some 40 bytes without frames, hundreds with them: room for the
         // entries the rest of the file can hold at 64 bytes each (more grow as usual).
-        this.deviceTraces = new DeviceTraces(Math.max(1024, Math.ceil((this.buf.length - this.at) / 64)));
+        this.deviceTraces = new DeviceTraces(Math.max(1024, Math.ceil((this.totalBytes - (this.window?.base ?? 0) - this.at) / 64)));
         return this.deviceTraces as unknown as PickleValue;
       }
     }
