@@ -44,6 +44,11 @@ export interface RecordIds {
    */
   writeId?(i: number, out: Uint8Array, pos: number): number;
   bytesOf?(i: number): number;
+  /**
+   * Optional: while every id is a plain decimal number, the ids as numbers, indexed by record (to
+   * read, not to change), else null. IdTable has it.
+   */
+  plainNumbers?(): ArrayLike<number> | null;
 }
 
 /** `objects`: records share whole objects; `offsets`: records get offsets in one arena. */

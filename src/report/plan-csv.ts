@@ -30,12 +30,16 @@ export function planCsvBytes(r: UsageRecords, offsets: ArrayLike<number>): Itera
       const isRecords = r.source.format === 'records-csv' || r.source.format === 'records';
       const ids = r.ids;
       out.text(isRecords ? (ids ? 'id,size,first,last,offset\n' : 'size,first,last,offset\n') : 'id,lower,upper,size,offset\n');
+      // Ids that are numbers (a trace's, mostly) or none: lines of numbers alone.
+      const numbers = ids === null ? null : ids.plainNumbers?.() ?? undefined;
       let i = 0;
       let isDone = false;
       return {
         next(): IteratorResult<Uint8Array> {
           if (isDone) return { done: true, value: undefined };
-          i = isRecords ? recordLines(out, r, offsets, i) : minimallocLines(out, r, offsets, i);
+          if (isRecords) i = recordLines(out, r, offsets, i);
+          else if (numbers !== undefined) i = minimallocNumberLines(out, r, offsets, numbers, i);
+          else i = minimallocLines(out, r, offsets, i);
           isDone = i >= r.count;
           return { done: false, value: out.take() };
         },
@@ -80,6 +84,32 @@ function minimallocLines(out: CsvBytes, r: UsageRecords, offsets: ArrayLike<numb
     out.number(offsets[i] as number);
     out.newline();
   }
+  return i;
+}
+
+/**
+ * {@link minimallocLines} where each id is a number (`numbers[i]`, or i with none): the numbers of a
+ * line written straight into the buffer, whose room is checked once a line.
+ */
+function minimallocNumberLines(out: CsvBytes, r: UsageRecords, offsets: ArrayLike<number>, numbers: ArrayLike<number> | null, i: number): number {
+  const buf = out.buffer();
+  // A number takes at most 32 bytes (what String writes), a line five and their separators.
+  const limit = Math.min(buf.length, CHUNK_BYTES) - 256;
+  const { first, last, size } = r;
+  let pos = out.position();
+  for (; i < r.count && pos < limit; i++) {
+    pos = writeNumber(numbers === null ? i : (numbers[i] as number), buf, pos);
+    buf[pos++] = COMMA;
+    pos = writeNumber(first[i] as number, buf, pos);
+    buf[pos++] = COMMA;
+    pos = writeNumber((last[i] as number) + 1, buf, pos);
+    buf[pos++] = COMMA;
+    pos = writeNumber(size[i] as number, buf, pos);
+    buf[pos++] = COMMA;
+    pos = writeNumber(offsets[i] as number, buf, pos);
+    buf[pos++] = NEWLINE;
+  }
+  out.moveTo(pos);
   return i;
 }
 
@@ -176,23 +206,37 @@ class CsvBytes {
   /** A number as `String(x)` writes it. */
   number(x: number): void {
     this.room(32);
-    if (x >= 0 && x <= Number.MAX_SAFE_INTEGER && Math.floor(x) === x) {
-      if (x < 2 ** 31) {
-        this.pos = writeDecimal(x, this.buf, this.pos);
-        return;
-      }
-      // Above 2^31 (offsets in a large arena): the digits past the last eight, then those eight, each
-      // part in small integer arithmetic (2^53 / 10^8 < 2^31).
-      let high = Math.floor(x / 1e8);
-      // The quotient is rounded: one too many when x is just below a multiple of 10^8.
-      if (high * 1e8 > x) high--;
-      this.pos = eightDigits(x - high * 1e8, this.buf, writeDecimal(high, this.buf, this.pos));
-      return;
-    }
-    const s = String(x);
-    for (let k = 0; k < s.length; k++) this.buf[this.pos++] = s.charCodeAt(k);
+    this.pos = writeNumber(x, this.buf, this.pos);
   }
 
+  /** The buffer, for a writer that checks its room itself (see {@link position} and {@link moveTo}). */
+  buffer(): Uint8Array {
+    return this.buf;
+  }
+
+  position(): number {
+    return this.pos;
+  }
+
+  moveTo(pos: number): void {
+    this.pos = pos;
+  }
+}
+
+/** Writes `x` as `String(x)` does into `out` at `pos` (room for 32 bytes); returns the position after it. */
+function writeNumber(x: number, out: Uint8Array, pos: number): number {
+  if (x >= 0 && x <= Number.MAX_SAFE_INTEGER && Math.floor(x) === x) {
+    if (x < 2 ** 31) return writeDecimal(x, out, pos);
+    // Above 2^31 (offsets in a large arena): the digits past the last eight, then those eight, each
+    // part in small integer arithmetic (2^53 / 10^8 < 2^31).
+    let high = Math.floor(x / 1e8);
+    // The quotient is rounded: one too many when x is just below a multiple of 10^8.
+    if (high * 1e8 > x) high--;
+    return eightDigits(x - high * 1e8, out, writeDecimal(high, out, pos));
+  }
+  const s = String(x);
+  for (let k = 0; k < s.length; k++) out[pos++] = s.charCodeAt(k);
+  return pos;
 }
 
 /** Writes `v` (an integer in [0, 10^8)) as exactly eight digits, zeros first; returns the position after them. */

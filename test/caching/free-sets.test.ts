@@ -51,7 +51,9 @@ function check(ops: Op[], blocks: number, sets = 2): Sets {
       where[id] = -1;
     } else if (m.length > 0 && op.kind === 'rekey') {
       const id = m[op.pick % m.length]!;
-      f.setRekey(s, id, op.size, ++nextPtr);
+      f.size[id] = op.size;
+      f.ptr[id] = ++nextPtr;
+      f.setRekeyed(s, id);
     } else if (op.kind === 'probe') {
       m.sort((x, y) => (before(x, y) ? -1 : 1));
       const want = m.find((id) => f.size[id]! >= op.size) ?? -1;

@@ -52,6 +52,12 @@ function writingIds(ids: readonly string[]): RecordIds {
   };
 }
 
+/** Ids that are plain decimal numbers, which say so (as a trace's IdTable does while all its ids are). */
+function numberIds(values: readonly number[]): RecordIds {
+  const column = Uint32Array.from(values);
+  return { get: (i) => String(column[i]), plainNumbers: () => column };
+}
+
 /** Ids plain, with CSV's special characters, and beyond ASCII. */
 const idArb = fc.oneof(
   fc.stringMatching(/^[a-z0-9_.:/-]{0,12}$/),
@@ -61,19 +67,25 @@ const idArb = fc.oneof(
 
 const recordsArb = fc
   .record({
-    rows: fc.array(fc.record({ size: numberArb, first: numberArb, last: numberArb, offset: numberArb, id: idArb }), { maxLength: 40 }),
+    rows: fc.array(fc.record({ size: numberArb, first: numberArb, last: numberArb, offset: numberArb, id: idArb, num: fc.nat({ max: 2 ** 31 - 1 }) }), { maxLength: 40 }),
     withIds: fc.boolean(),
-    // Ids that write their own bytes (as a trace's IdTable does), or strings only.
-    writesIds: fc.boolean(),
+    // Ids that write their own bytes (as a trace's IdTable does), that are numbers, or strings only.
+    idKind: fc.constantFrom('writes', 'numbers', 'strings'),
     format: fc.constantFrom('records', 'records-csv', 'minimalloc-csv', 'trace:csv'),
   })
-  .map(({ rows, withIds, writesIds, format }) => {
+  .map(({ rows, withIds, idKind, format }) => {
     const r: UsageRecords = {
       count: rows.length,
       size: Float64Array.from(rows, (x) => x.size),
       first: Float64Array.from(rows, (x) => x.first),
       last: Float64Array.from(rows, (x) => x.last),
-      ids: withIds ? (writesIds ? writingIds(rows.map((x) => x.id)) : idList(rows.map((x) => x.id))) : null,
+      ids: !withIds
+        ? null
+        : idKind === 'writes'
+          ? writingIds(rows.map((x) => x.id))
+          : idKind === 'numbers'
+            ? numberIds(rows.map((x) => x.num))
+            : idList(rows.map((x) => x.id)),
       source: { path: 'x', format },
       notes: [],
     };
@@ -106,5 +118,11 @@ describe('plan --format csv', () => {
     const text = renderPlanCsv(r, offsets);
     expect(text.length).toBeGreaterThan(3_000_000);
     expect(text).toBe(plainCsv(r, offsets));
+    // Lines of numbers alone: ids that are numbers, and none.
+    for (const numbered of [{ ...r, ids: numberIds(Array.from({ length: n }, (_, i) => 3 * i + 1)) }, { ...r, ids: null }]) {
+      const lines = renderPlanCsv(numbered, offsets);
+      expect(lines.length).toBeGreaterThan(2_000_000);
+      expect(lines).toBe(plainCsv(numbered, offsets));
+    }
   });
 });

@@ -209,16 +209,14 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     let block = id;
     if (split) {
       const remaining = id;
-      block = this.newBlock(stream, size, this.ptr[id] as number, isSmall, this.seg[id] as number);
+      block = this.newFrontBlock(id, size);
       this.splice(block, this.prev[remaining] as number, remaining);
-      const rPtr = (this.ptr[remaining] as number) + size;
-      const rSize = (this.size[remaining] as number) - size;
+      this.ptr[remaining] = (this.ptr[remaining] as number) + size;
+      this.size[remaining] = (this.size[remaining] as number) - size;
       if (listed) {
-        this.setRekey(stream * 2 + (isSmall ? 0 : 1), remaining, rSize, rPtr);
+        this.setRekeyed(stream * 2 + (isSmall ? 0 : 1), remaining);
         if (this.trackAges) this.gcBase[remaining] = this.gcCalls[isSmall ? 0 : 1] as number;
       } else {
-        this.ptr[remaining] = rPtr;
-        this.size[remaining] = rSize;
         this.insertIntoBlocks(remaining);
       }
       if (!inExpandable) {
@@ -299,7 +297,8 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       this.unlink(id);
       this.deleteBlock(id);
       merged = before;
-      this.setRekey(set, before, (this.size[before] as number) + grownBy, this.ptr[before] as number);
+      this.size[before] = (this.size[before] as number) + grownBy;
+      this.setRekeyed(set, before);
     } else if (mergeAfter) {
       // [id][after]: after grows down over id.
       netBlocks--;
@@ -307,7 +306,9 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       this.unlink(id);
       this.deleteBlock(id);
       merged = after;
-      this.setRekey(set, after, (this.size[after] as number) + origSize, this.ptr[id] as number);
+      this.size[after] = (this.size[after] as number) + origSize;
+      this.ptr[after] = this.ptr[id] as number;
+      this.setRekeyed(set, after);
     } else {
       if (this.trackAges) this.gcBase[id] = this.gcCalls[isSmall ? 0 : 1] as number;
       this.setInsert(set, id);

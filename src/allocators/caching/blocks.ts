@@ -116,13 +116,7 @@ export class BlockStore extends FreeSets {
 
   /** A new block (`new Block(...)`), not in any set. */
   newBlock(streamIndex: number, sizeBytes: number, address: number, isSmall: boolean, segment: number): number {
-    let id: number;
-    if (this.freeIdTop > 0) {
-      id = this.freeIds[--this.freeIdTop] as number;
-    } else {
-      id = this.idTop++;
-      if (id === this.ptr.length) this.grow();
-    }
+    const id = this.takeId();
     this.ptr[id] = address;
     this.size[id] = sizeBytes;
     // requested and event are set when the block is handed out; free blocks do not use them.
@@ -131,6 +125,30 @@ export class BlockStore extends FreeSets {
     this.next[id] = -1;
     this.seg[id] = segment;
     this.flags[id] = F_LIVE | (isSmall ? F_SMALL : 0);
+    return id;
+  }
+
+  /**
+   * A new block of the first `sizeBytes` of block `id` (same stream, pool and segment), not in any
+   * set nor in the segment's list: {@link newBlock} with the address read here, not passed (a double
+   * argument of a call that is not inlined is a new heap number).
+   */
+  newFrontBlock(id: number, sizeBytes: number): number {
+    const b = this.takeId();
+    this.ptr[b] = this.ptr[id] as number;
+    this.size[b] = sizeBytes;
+    this.streamOf[b] = this.streamOf[id] as number;
+    this.prev[b] = -1;
+    this.next[b] = -1;
+    this.seg[b] = this.seg[id] as number;
+    this.flags[b] = F_LIVE | ((this.flags[id] as number) & F_SMALL);
+    return b;
+  }
+
+  private takeId(): number {
+    if (this.freeIdTop > 0) return this.freeIds[--this.freeIdTop] as number;
+    const id = this.idTop++;
+    if (id === this.ptr.length) this.grow();
     return id;
   }
 

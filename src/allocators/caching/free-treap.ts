@@ -183,17 +183,20 @@ export class TreapSets {
     this.counts[s] = (this.counts[s] as number) - 1;
   }
 
-  /** Treap re-key: in place when the neighbours still bracket it, else a short walk or a descent. */
-  protected treapRekey(s: number, id: number, newSize: number, newPtr: number): void {
+  /**
+   * Treap re-key, after the block's new key is written: in place when the neighbours still bracket
+   * it, else a short walk or a descent.
+   */
+  protected treapRekey(s: number, id: number): void {
     const size = this.size;
     const ptr = this.ptr;
     const less = TreapSets.less;
+    const newSize = size[id] as number;
+    const newPtr = ptr[id] as number;
     let before = this.prevOf[id] as number;
     let after = this.nextOf[id] as number;
     const fitsBefore = before < 0 || less(size[before] as number, ptr[before] as number, newSize, newPtr);
     const fitsAfter = after < 0 || less(newSize, newPtr, size[after] as number, ptr[after] as number);
-    size[id] = newSize;
-    ptr[id] = newPtr;
     if (fitsBefore && fitsAfter) return;
     this.treapRemove(s, id);
     let steps = 0;
