@@ -38,7 +38,7 @@ export function shareTrace(trace: Trace): SharedTrace {
     tag: trace.tag ? shared(trace.tag) : null,
     time: trace.time ? shared(trace.time) : null,
     align: trace.align ? shared(trace.align) : null,
-    line: shared(trace.line),
+    line: trace.line ? shared(trace.line) : null,
     allocEvent: shared(trace.allocEvent),
     freeEvent: shared(trace.freeEvent),
   };

@@ -147,7 +147,7 @@ export class TraceBuilder extends BuildProblems {
         this.doubleAlloc++;
       } else {
         const firstEvent = this.allocEvent[prev] as number;
-        const first = this.line[firstEvent] as number;
+        const first = this.lineAt(firstEvent);
         this.problem({ line, field: 'id', message: `alloc of id "${this.ids.get(prev)}" which is still live (allocated at ${this.where(first, firstEvent)})` });
       }
       return -1;
@@ -270,7 +270,7 @@ export class TraceBuilder extends BuildProblems {
           this.problem({ line, field: 'id', message: `free of id "${id}" which was never allocated` });
         } else {
           const freedEvent = this.freeEvent[a] as number;
-          const freedAt = this.line[freedEvent] as number;
+          const freedAt = this.lineAt(freedEvent);
           this.problem({ line, field: 'id', message: `free of id "${id}" which is not live (already freed at ${this.where(freedAt, freedEvent)})` });
         }
       }
@@ -348,7 +348,13 @@ export class TraceBuilder extends BuildProblems {
       this.stepSet.add(this.currentStep);
     }
     this.step[i] = this.currentStep;
-    this.line[i] = line;
+    if (this.line) this.line[i] = line;
+    else if (i === 0) this.lineBase = line;
+    else if (line !== i + this.lineBase) {
+      // The first event off the rule (a blank or comment line before it, say): the column from now on.
+      this.line = this.materialiseLines(i);
+      this.line[i] = line;
+    }
     if (stream !== 0 && !this.stream) this.stream = newColumn(Float64Array, this.cap, this.reserve);
     if (this.stream) this.stream[i] = stream;
     if (tagIndex !== 0 && !this.tag) this.tag = newColumn(Uint32Array, this.cap, this.reserve);

@@ -28,7 +28,12 @@ export class EventColumns {
   protected alloc: Uint32Array;
   protected size: Float64Array;
   protected step: Int32Array | Float64Array;
-  protected line: Uint32Array;
+  /**
+   * The lines of the events, or null while each event's line is its index plus {@link lineBase}
+   * (see TraceBuilder.push: made at the first event that breaks the rule).
+   */
+  protected line: Uint32Array | null = null;
+  protected lineBase = 0;
   protected stream: Float64Array | null = null;
   protected tag: Uint32Array | null = null;
   protected time: Float64Array | null = null;
@@ -64,7 +69,6 @@ export class EventColumns {
     this.alloc = newColumn(Uint32Array, this.cap, this.reserve);
     this.size = newColumn(Float64Array, this.cap, this.reserve);
     this.step = newColumn(Int32Array, this.cap, this.reserve);
-    this.line = newColumn(Uint32Array, this.cap, this.reserve);
     this.allocCap = this.cap >> 1;
     this.allocEvent = newColumn(Uint32Array, this.allocCap, this.reserve);
     this.freeEvent = newColumn(Int32Array, this.allocCap, this.reserve);
@@ -122,7 +126,7 @@ export class EventColumns {
     this.alloc = growColumn(this.alloc, cap, n, r);
     this.size = growColumn(this.size, cap, n, r);
     this.step = growColumn(this.step, cap, n, r);
-    this.line = growColumn(this.line, cap, n, r);
+    if (this.line) this.line = growColumn(this.line, cap, n, r);
     if (this.stream) this.stream = growColumn(this.stream, cap, n, r);
     if (this.tag) this.tag = growColumn(this.tag, cap, n, r);
     if (this.time) this.time = growColumn(this.time, cap, n, r);
@@ -135,6 +139,19 @@ export class EventColumns {
     const wide = newColumn(Float64Array, this.cap, this.reserve);
     wide.set(this.step.subarray(0, this.n));
     this.step = wide;
+  }
+
+  /** The line of event `i` (one of those so far). */
+  protected lineAt(i: number): number {
+    return this.line ? (this.line[i] as number) : i + this.lineBase;
+  }
+
+  /** A line column for the first `count` events (their lines were implicit: see {@link line}). */
+  protected materialiseLines(count: number): Uint32Array {
+    const col = newColumn(Uint32Array, this.cap, this.reserve);
+    const base = this.lineBase;
+    for (let k = 0; k < count; k++) col[k] = k + base;
+    return col;
   }
 
   /** An align column for the events so far: the default on every alloc, 0 on every free. */
@@ -164,7 +181,8 @@ export class EventColumns {
       tag: this.tag ? fit(this.tag, n) : null,
       time: this.time ? fit(this.time, n) : null,
       align: this.align ? fit(this.align, n) : null,
-      line: fit(this.line, n),
+      line: this.line ? fit(this.line, n) : null,
+      lineBase: this.lineBase,
       tags: this.tags.strings,
       allocCount: a,
       ids: this.ids,

@@ -1,4 +1,4 @@
-import type { Trace } from './model.js';
+import { lineOf, type Trace } from './model.js';
 
 /** Where an event is in the file it came from. */
 export interface EventSource {
@@ -10,7 +10,7 @@ export interface EventSource {
 
 /** Where event `i` of a trace is in its source: a line, or (snapshots) the path of its entry. */
 export function eventSource(trace: Trace, i: number): EventSource {
-  const line = i >= 0 && i < trace.length ? (trace.line[i] as number) : 0;
+  const line = i >= 0 && i < trace.length ? lineOf(trace, i) : 0;
   if (trace.entryList !== undefined) return { line: null, entry: line > 0 ? `${trace.entryList}[${line - 1}]` : null };
   return { line: line > 0 ? line : null, entry: null };
 }

@@ -85,9 +85,13 @@ export interface Trace {
   align: Uint32Array | null;
   /**
    * 1-based source line per event (0 when the event was synthesized, e.g. reconstructed); when
-   * {@link Trace.entryList} is set, 1 + the index of the event's entry in that list instead.
+   * {@link Trace.entryList} is set, 1 + the index of the event's entry in that list instead. Null
+   * while every event's line is its index plus {@link Trace.lineBase} (the usual file: a header, then
+   * one event a line), so that the column takes no memory. Read it with {@link lineOf}.
    */
-  line: Uint32Array;
+  line: Uint32Array | null;
+  /** When {@link Trace.line} is null: the line of event 0 (event i is on line `i + lineBase`). */
+  lineBase: number;
   /**
    * For files without lines (PyTorch snapshots): the list the events come from, e.g.
    * `device_traces[0]`, so that event i is entry `device_traces[0][line[i] - 1]`.
@@ -114,6 +118,20 @@ export interface Trace {
   recorded?: RecordedHistory;
   /** The call stack of each allocation, when the source records stacks (PyTorch snapshots). */
   stacks?: TraceStacks;
+}
+
+/** The source line of event `i` (see {@link Trace.line}). */
+export function lineOf(trace: Pick<Trace, 'line' | 'lineBase'>, i: number): number {
+  const line = trace.line;
+  return line !== null ? (line[i] as number) : i + trace.lineBase;
+}
+
+/** The lines of a trace's events as a column (a new one when the trace's column is implicit). */
+export function lineColumn(trace: Pick<Trace, 'line' | 'lineBase' | 'length'>): Uint32Array {
+  if (trace.line !== null) return trace.line;
+  const col = new Uint32Array(trace.length);
+  for (let i = 0; i < col.length; i++) col[i] = i + trace.lineBase;
+  return col;
 }
 
 /**

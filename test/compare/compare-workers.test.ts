@@ -67,7 +67,7 @@ describe.skipIf(!workerUrl)('compare on worker threads', () => {
   it('shares the trace columns with the workers instead of copying them', () => {
     const trace = randomTrace(200, 3);
     const shared = shareTrace(trace);
-    for (const col of [shared.op, shared.alloc, shared.size, shared.step, shared.line, shared.allocEvent, shared.freeEvent]) {
+    for (const col of [shared.op, shared.alloc, shared.size, shared.step, shared.allocEvent, shared.freeEvent]) {
       expect(col.buffer).toBeInstanceOf(SharedArrayBuffer);
     }
     expect([...shared.size]).toEqual([...trace.size]);

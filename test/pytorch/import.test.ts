@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TraceError, UsageError } from '../../src/errors.js';
 import { replay } from '../../src/sim/run.js';
-import { OP_ALLOC, OP_FREE } from '../../src/trace/model.js';
+import { OP_ALLOC, OP_FREE, lineColumn } from '../../src/trace/model.js';
 import { readTrace } from '../../src/trace/read.js';
 import { entry, frame, MiB, segment, settings, writeSnapshot } from './snapshot-helpers.js';
 import '../../src/allocators/index.js';
@@ -45,7 +45,7 @@ describe('PyTorch snapshot import: segments born and freed in the window, OOM en
     expect([...t.size]).toEqual([3 * MiB, MiB + 1, 3 * MiB, MiB + 1, 1000]);
     expect(t.initialEvents).toBe(0);
     // The line of an event is its 1-based entry number in device_traces[d].
-    expect([...t.line]).toEqual([2, 3, 5, 7, 10]);
+    expect([...lineColumn(t)]).toEqual([2, 3, 5, 7, 10]);
     // The innermost useful frame skips torch's own Python files.
     expect(t.tag && t.tags[t.tag[0]!]).toBe('/home/u/train.py:12:forward');
     expect(t.time![1]! - t.time![0]!).toBe(10);
@@ -162,7 +162,7 @@ describe('PyTorch snapshot import: the state when the window opened', () => {
     ]);
     expect([...t.size.subarray(0, 6)]).toEqual([5 * MiB - 100, 2 * MiB, 3 * MiB, 2 * MiB, 700, 1000]);
     expect([...t.op.subarray(6)]).toEqual([OP_FREE, OP_FREE, OP_ALLOC, OP_FREE]);
-    expect([...t.line.subarray(0, 6)]).toEqual([0, 0, 0, 0, 0, 0]);
+    expect([...lineColumn(t).subarray(0, 6)]).toEqual([0, 0, 0, 0, 0, 0]);
     expect(t.tag && t.tags[t.tag[3]!]).toBe('/home/u/model.py:7:init');
     expect(t.summary.peakLiveBytes).toBe(5 * MiB - 100 + 2 * MiB + 3 * MiB + 2 * MiB + 700 + 1000);
     expect(r.notes!.some((n) => n.startsWith('the window opened with 6 allocations live') && n.includes('3 still live at the dump, 3 freed'))).toBe(true);

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TraceError, UsageError } from '../../src/errors.js';
-import { OP_ALLOC, type Trace } from '../../src/trace/model.js';
+import { OP_ALLOC, type Trace, lineOf } from '../../src/trace/model.js';
 import { readTrace } from '../../src/trace/read.js';
 import { replay } from '../../src/sim/run.js';
 import { tempDir } from '../helpers.js';
@@ -17,7 +17,7 @@ function rows(t: Trace): [string, string, number, number, string, number][] {
   const out: [string, string, number, number, string, number][] = [];
   for (let i = 0; i < t.length; i++) {
     const a = t.alloc[i] as number;
-    out.push([t.op[i] === OP_ALLOC ? 'alloc' : 'free', t.ids.get(a), t.size[i] as number, t.step[i] as number, t.tags[t.tag?.[i] ?? 0] as string, t.line[i] as number]);
+    out.push([t.op[i] === OP_ALLOC ? 'alloc' : 'free', t.ids.get(a), t.size[i] as number, t.step[i] as number, t.tags[t.tag?.[i] ?? 0] as string, lineOf(t, i)]);
   }
   return out;
 }

@@ -6,6 +6,7 @@ import { TraceBuilder } from '../../src/trace/builder.js';
 import { readCsv } from '../../src/trace/read-csv.js';
 import { ByteSource } from '../../src/trace/source.js';
 import { tempDir } from '../helpers.js';
+import { lineOf } from '../../src/trace/model.js';
 
 // The CSV reader takes plain records in one pass over the bytes and hands everything else (quotes,
 // comments, blank lines, CRLF, signs, long numbers) to the general record scanner. Both must read
@@ -98,7 +99,7 @@ describe('CSV: plain records and the general path read the same events', () => {
         events.forEach((e, i) => {
           expect(t.op[i]).toBe(e.op === 'alloc' ? 0 : 1);
           expect(t.ids.get(t.alloc[i] as number)).toBe(e.id);
-          expect(t.line[i]).toBe(lines[i]);
+          expect(lineOf(t, i)).toBe(lines[i]);
           if (e.op === 'alloc') {
             expect(t.size[i]).toBe(e.size);
             if (cols.includes('tag')) expect(t.tags[t.tag?.[i] ?? 0]).toBe(e.tag);
@@ -124,7 +125,7 @@ describe('CSV: plain records and the general path read the same events', () => {
       expect(t.size[9998]).toBe(4999 * 7);
       expect(t.ids.get(5000)).toBe('last');
       expect(t.step[10_000]).toBe(99);
-      expect(t.line[10_000]).toBe(10_002);
+      expect(lineOf(t, 10_000)).toBe(10_002);
     }
   });
 });
@@ -193,7 +194,7 @@ describe('the usual header, op,id,size,step', () => {
       readCsv(src, b);
       const t = b.finish('csv');
       return {
-        events: Array.from({ length: t.length }, (_, i) => [t.op[i], t.ids.get(t.alloc[i] as number), t.size[i], t.step[i], t.line[i]]),
+        events: Array.from({ length: t.length }, (_, i) => [t.op[i], t.ids.get(t.alloc[i] as number), t.size[i], t.step[i], lineOf(t, i)]),
         summary: t.summary,
         skipped: t.skipped,
       };

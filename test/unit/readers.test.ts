@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TraceError } from '../../src/errors.js';
-import { OP_ALLOC, OP_FREE } from '../../src/trace/model.js';
+import { lineColumn, lineOf, OP_ALLOC, OP_FREE } from '../../src/trace/model.js';
 import { readTrace } from '../../src/trace/read.js';
 import { FIXTURES, tempDir } from '../helpers.js';
 
@@ -33,9 +33,9 @@ describe('memsim JSON, JSONL and CSV readers', () => {
   });
 
   it('records the source line of each event', () => {
-    expect([...readTrace(join(FIXTURES, 'three-steps.json')).line]).toEqual([6, 7, 8, 9, 10, 11, 12]);
-    expect([...readTrace(join(FIXTURES, 'three-steps.jsonl')).line]).toEqual([3, 4, 5, 7, 8, 9, 10]);
-    expect([...readTrace(join(FIXTURES, 'three-steps.csv')).line]).toEqual([2, 3, 4, 6, 7, 8, 9]);
+    expect([...lineColumn(readTrace(join(FIXTURES, 'three-steps.json')))]).toEqual([6, 7, 8, 9, 10, 11, 12]);
+    expect([...lineColumn(readTrace(join(FIXTURES, 'three-steps.jsonl')))]).toEqual([3, 4, 5, 7, 8, 9, 10]);
+    expect([...lineColumn(readTrace(join(FIXTURES, 'three-steps.csv')))]).toEqual([2, 3, 4, 6, 7, 8, 9]);
   });
 
   it('accepts a bare array of events and detects JSON Lines without the extension', () => {
@@ -78,7 +78,7 @@ describe('memsim JSON, JSONL and CSV readers', () => {
     writeFileSync(a, `{"events":[\n${events.join(',\n')}\n]}`);
     const t = readTrace(a);
     expect(t.length).toBe(120000);
-    expect(t.line[119999]).toBe(120001);
+    expect(lineOf(t, 119999)).toBe(120001);
     expect(t.summary.peakLiveBytes).toBe(59999);
   });
 });

@@ -128,6 +128,7 @@ export function loadBinaryTrace(src: ByteSource): Trace {
     time: s.optional(S.time, [KIND_F64], n, 'event') as Float64Array | null,
     align: s.optional(S.align, [KIND_U32], n, 'event') as Uint32Array | null,
     line: s.column(S.line, [KIND_U32], n, 'event') as Uint32Array,
+    lineBase: 0,
     tags,
     allocCount: a,
     ids,

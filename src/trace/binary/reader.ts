@@ -1,6 +1,6 @@
 import type { TraceBuilder } from '../builder.js';
 import type { CheckedTrace } from '../checker.js';
-import { OP_ALLOC, type Trace } from '../model.js';
+import { lineOf, OP_ALLOC, type Trace } from '../model.js';
 import type { ReadOptions, TraceReader } from '../readers.js';
 import type { ByteSource } from '../source.js';
 import { checkBinaryTrace } from './check.js';
@@ -15,7 +15,7 @@ function feed(t: Trace, b: TraceBuilder): void {
     const id = enc.encode(t.ids.get(t.alloc[i] as number));
     const step = t.step[i] as number;
     const time = t.time ? (t.time[i] as number) : NaN;
-    const line = t.line[i] as number;
+    const line = lineOf(t, i);
     if (t.op[i] === OP_ALLOC) {
       const tag = t.tag ? b.internTagString(t.tags[t.tag[i] as number]) : 0;
       b.addAllocBytes(id, 0, id.length, t.size[i] as number, step, t.stream ? (t.stream[i] as number) : 0, tag, time, line, t.align ? (t.align[i] as number) : undefined);

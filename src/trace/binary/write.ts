@@ -1,7 +1,7 @@
 import { endianness } from 'node:os';
 import { UsageError } from '../../errors.js';
 import { OutputFile } from '../../output/index.js';
-import { originFormat, type Trace } from '../model.js';
+import { lineColumn, originFormat, type Trace } from '../model.js';
 import { crc32 } from './crc32.js';
 import {
   aligned,
@@ -63,7 +63,7 @@ export function sectionsOf(trace: Trace): Section[] {
   if (trace.tag) out.push(column(S.tag, trace.tag, n));
   if (trace.time) out.push(column(S.time, trace.time, n));
   if (trace.align) out.push(column(S.align, trace.align, n));
-  out.push(column(S.line, trace.line, n), column(S.allocEvent, trace.allocEvent, a), column(S.freeEvent, trace.freeEvent, a));
+  out.push(column(S.line, lineColumn(trace), n), column(S.allocEvent, trace.allocEvent, a), column(S.freeEvent, trace.freeEvent, a));
   if (ids.values) {
     out.push(column(S.idValue, ids.values, a));
     if (ids.prefixOf) out.push(column(S.idPrefix, ids.prefixOf, a));
