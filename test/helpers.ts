@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import '../src/allocators/index.js';
@@ -18,6 +18,16 @@ export const GiB = 1024 * 1024 * 1024;
 /** A fresh temporary directory, under the run's root (test/temp-root.ts) that the run removes at its end. */
 export function tempDir(): string {
   return mkdtempSync(join(process.env.MEMSIM_TEST_TMP ?? tmpdir(), 'memsim-test-'));
+}
+
+/** A writer of numbered files (`<prefix>0.csv`, `<prefix>1.jsonl`, …) into `dir`: each call writes one and returns its path. */
+export function fileWriter(dir: string, prefix = 't'): (text: string, ext?: string) => string {
+  let files = 0;
+  return (text, ext = 'csv') => {
+    const p = join(dir, `${prefix}${files++}.${ext}`);
+    writeFileSync(p, text);
+    return p;
+  };
 }
 
 /** Runs the built CLI as a user does; returns exit code, stdout, stderr. */

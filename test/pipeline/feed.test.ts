@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -12,18 +10,13 @@ import { TraceFeed } from '../../src/trace/pipeline/feed.js';
 import { PIPELINE_EVERY } from '../../src/trace/pipeline/protocol.js';
 import { movedBuffers } from '../../src/trace/pipeline/reader-work.js';
 import { readTrace } from '../../src/trace/read.js';
-import { tempDir } from '../helpers.js';
+import { fileWriter, tempDir } from '../helpers.js';
 
 // A trace read on another thread while it is replayed gives the report of the trace read first,
 // byte for byte, and the same problems.
 
 const dir = tempDir();
-let files = 0;
-function write(text: string, ext = 'csv'): string {
-  const p = join(dir, `t${files++}.${ext}`);
-  writeFileSync(p, text);
-  return p;
-}
+const write = fileWriter(dir);
 
 /** Both ways: the report's JSON and the placements each saw (or the error each threw). */
 async function both(path: string, run: RunOptions, every = 7): Promise<[string, string]> {

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderJson } from '../../src/report/json.js';
@@ -6,7 +5,7 @@ import { replay, replayFeed } from '../../src/sim/run.js';
 import { TraceFeed } from '../../src/trace/pipeline/feed.js';
 import { HeadReading } from '../../src/trace/pipeline/head.js';
 import { readTrace } from '../../src/trace/read.js';
-import { tempDir } from '../helpers.js';
+import { fileWriter, tempDir } from '../helpers.js';
 import { lineColumn } from '../../src/trace/model.js';
 
 // The first events of a CSV trace, read on the replaying thread while the reading thread starts,
@@ -14,12 +13,7 @@ import { lineColumn } from '../../src/trace/model.js';
 // others gives the report of the trace read first, byte for byte.
 
 const dir = tempDir();
-let files = 0;
-function write(text: string, ext = 'csv'): string {
-  const p = join(dir, `h${files++}.${ext}`);
-  writeFileSync(p, text);
-  return p;
-}
+const write = fileWriter(dir, 'h');
 
 /** A trace of `events` events or a few more: decimal and other ids, tags, steps, sizes that vary. */
 function trace(events: number, header = 'op,id,size,step,tag'): string {

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TraceError } from '../../src/errors.js';
@@ -9,18 +8,13 @@ import { eventSource } from '../../src/trace/location.js';
 import { lineColumn, lineOf } from '../../src/trace/model.js';
 import { TraceFeed } from '../../src/trace/pipeline/feed.js';
 import { readTrace } from '../../src/trace/read.js';
-import { tempDir } from '../helpers.js';
+import { fileWriter, tempDir } from '../helpers.js';
 
 // A trace whose every event's line is its index plus a constant keeps no line column (Trace.line is
 // null); the first event off that rule gives it one, filled for the events before it.
 
 const dir = tempDir();
-let files = 0;
-function write(text: string, ext = 'csv'): string {
-  const p = join(dir, `t${files++}.${ext}`);
-  writeFileSync(p, text);
-  return p;
-}
+const write = fileWriter(dir);
 
 /** `n` allocs of 1 KiB (ids 0..n-1, never freed) as CSV lines, after a header. */
 function allocs(n: number): string[] {
