@@ -1,4 +1,4 @@
-import { RUN_BYTES, SLOT_BYTES, type BestGapKernel } from './merge-kernel.js';
+import { RUN_BYTES, type BestGapKernel } from './merge-kernel.js';
 import { WASM_MEMORY_MAX_BYTES, OutOfAddressSpace } from './limits.js';
 import { PlacedOrder } from './placed-order.js';
 import { alignUp } from './records.js';
@@ -8,6 +8,7 @@ import type { UsageRecords } from './types.js';
 import { wasm, type WasmMemory } from './wasm-module.js';
 import {
   BLOCK_INFO_BYTES,
+  memoryLayout,
   placementKernels,
   STATE,
   STEP_BYTES,
@@ -374,30 +375,4 @@ export class Placement {
   end(rec: number): number {
     return alignUp((this.offsets[rec] as number) + (this.r.size[rec] as number), this.alignmentBytes);
   }
-}
-
-/**
- * Where the placement's parts are in its kernel memory for n positions: the slots (one past the last
- * position, so that a block's end address is in the memory), the blocks' bounds and the state, then
- * the runs of one block and their sentinel, then the two run buffers, each after a run of scratch.
- * Throws OutOfAddressSpace when they do not fit in a WebAssembly memory.
- */
-function memoryLayout(n: number, records: number, blockBits: number, runCap: number) {
-  const blocks = (n >> blockBits) + 1;
-  const infoAt = Math.ceil((SLOT_BYTES * (n + 1)) / BLOCK_INFO_BYTES) * BLOCK_INFO_BYTES;
-  const stateAt = infoAt + BLOCK_INFO_BYTES * blocks;
-  // The state, and each class's window (at most 33 classes).
-  const pickAt = Math.ceil((stateAt + WINDOW_AT + 8 * 33) / RUN_BYTES) * RUN_BYTES + RUN_BYTES;
-  const accAt = pickAt + RUN_BYTES * ((1 << blockBits) + 2);
-  const tmpAt = accAt + RUN_BYTES * (runCap + 1);
-  const bytes = tmpAt + RUN_BYTES * runCap;
-  if (bytes > WASM_MEMORY_MAX_BYTES) {
-    const perRecord = SLOT_BYTES + BLOCK_INFO_BYTES / 2 ** blockBits;
-    const most = Math.floor((WASM_MEMORY_MAX_BYTES - (bytes - perRecord * n)) / perRecord) - (n - records);
-    throw new OutOfAddressSpace(
-      `${formatCount(records)} records need ${formatBytes(bytes)} of WebAssembly memory for their placement, over its limit of ` +
-        `${formatBytes(WASM_MEMORY_MAX_BYTES)} (at most ${formatCount(most)} records)`,
-    );
-  }
-  return { blocks, infoAt, stateAt, pickAt, accAt, tmpAt, bytes };
 }

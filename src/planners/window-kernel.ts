@@ -1,4 +1,6 @@
-import { BEST_GAP_FUNCTION, MERGE_FUNCTION, SLOT_BYTES, type BestGapKernel, type MergeKernel } from './merge-kernel.js';
+import { BEST_GAP_FUNCTION, MERGE_FUNCTION, RUN_BYTES, SLOT_BYTES, type BestGapKernel, type MergeKernel } from './merge-kernel.js';
+import { OutOfAddressSpace, WASM_MEMORY_MAX_BYTES } from './limits.js';
+import { formatBytes, formatCount } from '../util/bytes.js';
 import { encodeModule, F64, I32, wasm, type WasmFunction, type WasmMemory } from './wasm-module.js';
 
 /**
@@ -321,4 +323,30 @@ export function placementKernels(memory: WasmMemory): PlacementKernels {
     insert: exports['insert'] as InsertKernel,
     steps: exports['steps'] as StepsKernel,
   };
+}
+
+/**
+ * Where the placement's parts are in its kernel memory for n positions: the slots (one past the last
+ * position, so that a block's end address is in the memory), the blocks' bounds and the state, then
+ * the runs of one block and their sentinel, then the two run buffers, each after a run of scratch.
+ * Throws OutOfAddressSpace when they do not fit in a WebAssembly memory.
+ */
+export function memoryLayout(n: number, records: number, blockBits: number, runCap: number) {
+  const blocks = (n >> blockBits) + 1;
+  const infoAt = Math.ceil((SLOT_BYTES * (n + 1)) / BLOCK_INFO_BYTES) * BLOCK_INFO_BYTES;
+  const stateAt = infoAt + BLOCK_INFO_BYTES * blocks;
+  // The state, and each class's window (at most 33 classes).
+  const pickAt = Math.ceil((stateAt + WINDOW_AT + 8 * 33) / RUN_BYTES) * RUN_BYTES + RUN_BYTES;
+  const accAt = pickAt + RUN_BYTES * ((1 << blockBits) + 2);
+  const tmpAt = accAt + RUN_BYTES * (runCap + 1);
+  const bytes = tmpAt + RUN_BYTES * runCap;
+  if (bytes > WASM_MEMORY_MAX_BYTES) {
+    const perRecord = SLOT_BYTES + BLOCK_INFO_BYTES / 2 ** blockBits;
+    const most = Math.floor((WASM_MEMORY_MAX_BYTES - (bytes - perRecord * n)) / perRecord) - (n - records);
+    throw new OutOfAddressSpace(
+      `${formatCount(records)} records need ${formatBytes(bytes)} of WebAssembly memory for their placement, over its limit of ` +
+        `${formatBytes(WASM_MEMORY_MAX_BYTES)} (at most ${formatCount(most)} records)`,
+    );
+  }
+  return { blocks, infoAt, stateAt, pickAt, accAt, tmpAt, bytes };
 }
