@@ -1,6 +1,6 @@
 import type { PlanResultOk } from '../planners/run.js';
 import type { RecordIds, UsageRecords } from '../planners/types.js';
-import { writeDecimal } from '../trace/id-decimal.js';
+import { asciiDecimal } from '../output/ascii-numbers.js';
 
 const csvField = (s: string): string => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
@@ -93,20 +93,21 @@ function minimallocLines(out: CsvBytes, r: UsageRecords, offsets: ArrayLike<numb
  */
 function minimallocNumberLines(out: CsvBytes, r: UsageRecords, offsets: ArrayLike<number>, numbers: ArrayLike<number> | null, i: number): number {
   const buf = out.buffer();
+  const view = out.view();
   // A number takes at most 32 bytes (what String writes), a line five and their separators.
   const limit = Math.min(buf.length, CHUNK_BYTES) - 256;
   const { first, last, size } = r;
   let pos = out.position();
   for (; i < r.count && pos < limit; i++) {
-    pos = writeNumber(numbers === null ? i : (numbers[i] as number), buf, pos);
+    pos = writeNumber(numbers === null ? i : (numbers[i] as number), buf, view, pos);
     buf[pos++] = COMMA;
-    pos = writeNumber(first[i] as number, buf, pos);
+    pos = writeNumber(first[i] as number, buf, view, pos);
     buf[pos++] = COMMA;
-    pos = writeNumber((last[i] as number) + 1, buf, pos);
+    pos = writeNumber((last[i] as number) + 1, buf, view, pos);
     buf[pos++] = COMMA;
-    pos = writeNumber(size[i] as number, buf, pos);
+    pos = writeNumber(size[i] as number, buf, view, pos);
     buf[pos++] = COMMA;
-    pos = writeNumber(offsets[i] as number, buf, pos);
+    pos = writeNumber(offsets[i] as number, buf, view, pos);
     buf[pos++] = NEWLINE;
   }
   out.moveTo(pos);
@@ -124,6 +125,7 @@ const NEWLINE = 10;
  */
 class CsvBytes {
   private buf = new Uint8Array(CHUNK_BYTES);
+  private dataView = new DataView(this.buf.buffer);
   private pos = 0;
   private readonly encoder = new TextEncoder();
 
@@ -145,6 +147,7 @@ class CsvBytes {
     const bigger = new Uint8Array(Math.max(2 * this.buf.length, this.pos + bytes));
     bigger.set(this.buf.subarray(0, this.pos));
     this.buf = bigger;
+    this.dataView = new DataView(bigger.buffer);
   }
 
   comma(): void {
@@ -206,12 +209,17 @@ class CsvBytes {
   /** A number as `String(x)` writes it. */
   number(x: number): void {
     this.room(32);
-    this.pos = writeNumber(x, this.buf, this.pos);
+    this.pos = writeNumber(x, this.buf, this.dataView, this.pos);
   }
 
   /** The buffer, for a writer that checks its room itself (see {@link position} and {@link moveTo}). */
   buffer(): Uint8Array {
     return this.buf;
+  }
+
+  /** A view of {@link buffer}, for the digit writers. */
+  view(): DataView {
+    return this.dataView;
   }
 
   position(): number {
@@ -223,31 +231,15 @@ class CsvBytes {
   }
 }
 
-/** Writes `x` as `String(x)` does into `out` at `pos` (room for 32 bytes); returns the position after it. */
-function writeNumber(x: number, out: Uint8Array, pos: number): number {
-  if (x >= 0 && x <= Number.MAX_SAFE_INTEGER && Math.floor(x) === x) {
-    if (x < 2 ** 31) return writeDecimal(x, out, pos);
-    // Above 2^31 (offsets in a large arena): the digits past the last eight, then those eight, each
-    // part in small integer arithmetic (2^53 / 10^8 < 2^31).
-    let high = Math.floor(x / 1e8);
-    // The quotient is rounded: one too many when x is just below a multiple of 10^8.
-    if (high * 1e8 > x) high--;
-    return eightDigits(x - high * 1e8, out, writeDecimal(high, out, pos));
-  }
+/**
+ * Writes `x` as `String(x)` does into `out` (viewed by `view`) at `pos`, with room for 32 bytes;
+ * returns the position after it. Integers go through the placements' digit writer.
+ */
+function writeNumber(x: number, out: Uint8Array, view: DataView, pos: number): number {
+  if (x >= 0 && x <= Number.MAX_SAFE_INTEGER && Math.floor(x) === x) return asciiDecimal(x, view, pos);
   const s = String(x);
   for (let k = 0; k < s.length; k++) out[pos++] = s.charCodeAt(k);
   return pos;
-}
-
-/** Writes `v` (an integer in [0, 10^8)) as exactly eight digits, zeros first; returns the position after them. */
-function eightDigits(v: number, out: Uint8Array, pos: number): number {
-  let x = v | 0;
-  for (let k = pos + 7; k >= pos; k--) {
-    const q = (x / 10) | 0;
-    out[k] = 0x30 + x - q * 10;
-    x = q;
-  }
-  return pos + 8;
 }
 
 /** The plan `--format csv` writes: the first result that is a plan (the best-ranked). */
