@@ -1,7 +1,7 @@
 import type { IdTable } from '../trace/id-table.js';
 import { OutputClosed } from '../errors.js';
 import type { OutputFile } from '../output/index.js';
-import { asciiDecimal, asciiHex } from '../output/ascii-numbers.js';
+import { asciiDecimal, asciiHex } from '../util/ascii-numbers.js';
 
 const HEADER = new TextEncoder().encode('event,id,address,sizeBytes,allocatedBytes\n');
 /** Bytes buffered before a write. */

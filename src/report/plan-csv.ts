@@ -1,6 +1,6 @@
 import type { PlanResultOk } from '../planners/run.js';
 import type { RecordIds, UsageRecords } from '../planners/types.js';
-import { asciiDecimal } from '../output/ascii-numbers.js';
+import { asciiDecimal } from '../util/ascii-numbers.js';
 
 const csvField = (s: string): string => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { asciiDecimal, asciiHex } from '../../src/output/ascii-numbers.js';
+import { asciiDecimal, asciiHex } from '../../src/util/ascii-numbers.js';
 
 const dec = new TextDecoder();
 
