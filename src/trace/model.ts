@@ -153,8 +153,8 @@ export interface TraceStacks {
   ofAllocation: Uint32Array;
   /** Stack `s` is `frameRun[runStart[s] .. runStart[s + 1])`; stack 0 is empty. */
   runStart: Uint32Array;
-  /** Frame indices of every stack, one run after the other. */
-  frameRun: Uint32Array;
+  /** Frame indices of every stack, one run after the other (16-bit where every index fits). */
+  frameRun: Uint16Array | Uint32Array;
   /** Interned frames as `file:line:function` (the viewer's notation); `frames[0]` is unused (''). */
   frames: string[];
   /** File of each frame, an index into {@link TraceStacks.files}. */

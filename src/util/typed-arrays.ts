@@ -1,5 +1,5 @@
 /** The typed arrays the columnar stores grow. */
-export type GrowableArray = Float64Array | Int32Array | Uint32Array | Uint8Array | Int8Array;
+export type GrowableArray = Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array | Int8Array;
 
 /** A copy of `a` in a new array of the same kind with `n` elements (`n` ≥ its length; the rest zero). */
 export function grown<T extends GrowableArray>(a: T, n: number): T {

@@ -76,7 +76,8 @@ export function sectionsOf(trace: Trace): Section[] {
       json(S.stackText, { frames: st.frames, files: st.files }),
       column(S.stackOf, st.ofAllocation, st.ofAllocation.length),
       column(S.stackRunStart, st.runStart, st.runStart.length),
-      column(S.stackFrames, st.frameRun, st.frameRun.length),
+      // Written as 32-bit numbers whatever their width in memory.
+      column(S.stackFrames, st.frameRun instanceof Uint16Array ? Uint32Array.from(st.frameRun) : st.frameRun, st.frameRun.length),
       column(S.stackFrameFile, st.frameFile, st.frameFile.length),
     );
   }

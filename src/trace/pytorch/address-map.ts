@@ -111,6 +111,17 @@ export class AddressMap {
     this.count--;
   }
 
+  /**
+   * The table itself, handed over (see LiveAddresses.adopt): per slot the key (address + 1, 0: empty)
+   * and the value side by side. The map is empty afterwards.
+   */
+  release(): Float64Array {
+    const cells = this.cells;
+    this.cells = new Float64Array(2 * 1024);
+    this.count = 0;
+    return cells;
+  }
+
   /** Every key (in no particular order). */
   forEachKey(fn: (addr: number) => void): void {
     const cells = this.cells;

@@ -12,8 +12,8 @@ import { DIRECT_MIN_BYTES, type SnapshotPickle, SnapshotUnpickler } from './snap
  * of 1 MiB) that is a sixth of the read. An opcode or trace entry longer than the margin makes the
  * file be read whole after all (see {@link unpickleSnapshotFile}).
  */
-export const WINDOW_BYTES = 8 * 2 ** 20;
-export const WINDOW_MARGIN_BYTES = 2 * 2 ** 20;
+export const WINDOW_BYTES = 2 * 2 ** 20;
+export const WINDOW_MARGIN_BYTES = 2 ** 19;
 
 /**
  * A file read through a buffer that moves along it: {@link bytes} are the file's bytes from offset

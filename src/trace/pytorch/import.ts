@@ -124,8 +124,8 @@ export class Converter {
     private readonly rules: BlockRules,
     private readonly initial: InitialState,
   ) {
-    // Every address the trace names, and those of the allocations live at the start.
-    this.live = new LiveAddresses(initial.addresses + initial.allocations.length);
+    // Every address the trace names (the table of them made already), and those of the allocations live at the start.
+    this.live = LiveAddresses.adopt(initial.addresses, initial.allocations.length);
   }
 
   /** The tag of a stack: its innermost frame (the rule of `FrameTags`). */

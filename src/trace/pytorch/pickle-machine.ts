@@ -32,7 +32,7 @@ export abstract class PickleMachine {
   protected readonly stack: PickleValue[] = [];
   protected readonly marks: number[] = [];
   protected floor = 0;
-  protected readonly memo: PickleValue[] = [];
+  protected readonly memo: PickleValue[];
   /** Python's memo is a dict and MEMOIZE stores at len(memo): count entries, not the highest index. */
   protected memoCount = 0;
   /** Short ASCII strings made lately (see {@link utf8}): per slot, where their bytes are, how many, the string. */
@@ -40,7 +40,12 @@ export abstract class PickleMachine {
   private readonly shortLength = new Uint8Array(SHORT_SLOTS);
   private readonly shortText: string[] = new Array<string>(SHORT_SLOTS).fill('');
 
-  constructor(buf: Uint8Array, file: string) {
+  /**
+   * `memoRoom`: memo entries to make room for at once. A memo of a million entries grown as it fills
+   * is copied a dozen times, each copy into fresh memory (about three times its final size in all).
+   */
+  constructor(buf: Uint8Array, file: string, memoRoom = 0) {
+    this.memo = memoRoom > 0 ? new Array<PickleValue>(memoRoom) : [];
     this.buf = buf;
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.file = file;

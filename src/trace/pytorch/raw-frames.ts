@@ -65,7 +65,7 @@ export const STORED_LIST: Decoded = new StoredList();
  * from the list's frames in order, so lists with the same frames have the same stack (StackTable.ofRaw).
  */
 export class RawFrameLists {
-  readonly runs = new RunIndex();
+  readonly runs = new RunIndex(true);
   readonly objects: (PickleDict | null)[] = [null];
   /** Frame number + 1 of the dict in each memo entry that {@link appendRun} met (0: not known). */
   private byMemo: Int32Array<ArrayBuffer> = new Int32Array(0);
@@ -130,13 +130,18 @@ export class RawFrameLists {
     const at = this.tail(list);
     if (at < 0) throw new ReadAgain('a frames list changed after an entry took it, or two filled at once');
     this.runs.reserve(at + (to - from));
-    const ids = this.runs.data;
+    let ids = this.runs.data;
     let h = list.hash;
     for (let i = from; i < to; i++) {
       const v = stack[i];
       let f = 0;
       if (typeof v === 'object' && v !== null) {
         f = (v as Numbered)[FRAME_NUMBER] ?? this.number(v);
+        // The first frame numbered 2^16: the numbers are held in 32 bits from now on.
+        if (f > 0xffff && ids instanceof Uint16Array) {
+          this.runs.widen(at + (to - from));
+          ids = this.runs.data;
+        }
       }
       ids[at + i - from] = f;
       h = Math.imul(h ^ f, 16777619);

@@ -36,8 +36,11 @@ export interface InitialState {
   allocations: InitialAllocation[];
   /** Things in the file that do not fit together, for the notes. */
   problems: string[];
-  /** How many distinct addresses the window's allocs and frees name (what the importer's table holds). */
-  addresses: number;
+  /**
+   * The distinct addresses the window's allocs and frees name, as keys (with values of no further
+   * use): the importer's table of them starts from this one's memory (LiveAddresses.adopt).
+   */
+  addresses: AddressMap;
 }
 
 /**
@@ -88,7 +91,7 @@ const LIVE = 1;
  * Which allocations were live when the window opened: frees whose alloc is not in the window, and
  * active blocks of the final segments that the window never touched.
  */
-function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): { allocations: InitialAllocation[]; addresses: number } {
+function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): { allocations: InitialAllocation[]; addresses: AddressMap } {
   // Address -> LIVE while an allocation of the window lives there, TOUCHED once the window freed
   // one there (absent: never touched). Grown as addresses come, not made for one per allocation: a
   // caching allocator uses the same few thousand addresses again and again, and a table of that
@@ -121,7 +124,7 @@ function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems:
     }
   }
   if (unexplained > 0) problems.push(`${unexplained} active blocks of the final segments are not explained by the trace (their address was freed in the window and never allocated again)`);
-  return { allocations: out.sort((x, y) => x.address - y.address), addresses: seen.size };
+  return { allocations: out.sort((x, y) => x.address - y.address), addresses: seen };
 }
 
 /**

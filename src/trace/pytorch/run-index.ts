@@ -5,12 +5,32 @@
  */
 import { grown } from '../../util/typed-arrays.js';
 export class RunIndex {
-  data = new Uint32Array(1 << 12);
+  /**
+   * The numbers of the runs: 16-bit while every number written is below 2^16 (half the memory, and
+   * each page of a table of tens of MB costs a page fault to touch first), else 32-bit (see {@link widen}).
+   */
+  data: Uint16Array<ArrayBuffer> | Uint32Array<ArrayBuffer>;
   start = new Uint32Array(1024);
   count = 0;
   private hashes = new Int32Array(1024);
   /** Slot -> run + 1 (0: empty). */
   private slots = new Int32Array(1 << 12);
+
+  /** `narrow`: numbers are held in 16 bits until {@link widen} is called (before any number of 2^16 or more is written). */
+  constructor(narrow = false) {
+    this.data = narrow ? new Uint16Array(1 << 12) : new Uint32Array(1 << 12);
+  }
+
+  /**
+   * Numbers of 2^16 and more may be written from now on; `used`: how many numbers are written (those
+   * of the stored runs and any written after them), the rest of the room is left unwritten.
+   */
+  widen(used: number): void {
+    if (!(this.data instanceof Uint16Array)) return;
+    const data = new Uint32Array(this.data.length);
+    data.set(this.data.subarray(0, used));
+    this.data = data;
+  }
 
   /** The end of the stored runs: a new run is written from here (see {@link add}). */
   get end(): number {

@@ -57,7 +57,8 @@ export class SnapshotUnpickler extends EntryReader {
 
   /** `window`: the file held in part (`buf`: its bytes now; see file-window.ts), else `buf` is the whole input. */
   constructor(buf: Uint8Array, file: string, private readonly window?: FileWindow) {
-    super(buf, file);
+    // Room for a memo entry per 96 bytes of the file (real snapshots store one per 60 to 130 bytes).
+    super(buf, file, Math.floor((window ? window.size : buf.length) / 96));
     this.totalBytes = window ? window.size : buf.length;
     this.limit = window ? window.limit : Infinity;
   }

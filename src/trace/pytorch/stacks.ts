@@ -15,7 +15,9 @@ import { growU32, HASH_START, RunIndex } from './run-index.js';
 export class StackTable {
   private ofAllocation = new Uint32Array(1024);
   /** Stack s (from 1; 0 is the empty stack) is run s - 1. */
-  private readonly runs = new RunIndex();
+  private readonly runs = new RunIndex(true);
+  /** The most frames the stack being read can have (what {@link internFrame} keeps when it widens the runs). */
+  private pending = 0;
   private readonly frames: string[] = [''];
   private readonly frameFile: number[] = [0];
   private readonly files: string[] = [''];
@@ -43,6 +45,7 @@ export class StackTable {
     this.np = 0;
     this.nf = 0;
     this.hash = HASH_START;
+    this.pending = frames.length;
     for (const v of frames) this.add(this.frame(v));
     const s = this.finish();
     this.lists.set(frames, s);
@@ -71,7 +74,8 @@ export class StackTable {
     const runs = this.runs;
     const at = runs.end;
     runs.reserve(at + (to - from));
-    const out = runs.data;
+    let out = runs.data;
+    this.pending = to - from;
     const ids = raw.runs.data;
     const codes = this.rawFrameCode;
     let np = 0;
@@ -83,6 +87,8 @@ export class StackTable {
       if (c < 0) {
         c = f === 0 ? 0 : this.frame(raw.objects[f] as PickleValue);
         codes[f] = c;
+        // A frame numbered 2^16 or more widens the runs (see internFrame).
+        out = runs.data;
       }
       const kind = c & 3;
       if (kind === PYTHON) {
@@ -186,6 +192,7 @@ export class StackTable {
       this.fileIndex.set(file, fk);
     }
     k = this.frames.length;
+    if (k === 0x10000) this.runs.widen(this.runs.end + this.pending);
     this.frames.push(text);
     this.frameFile.push(fk);
     this.frameIndex.set(text, k);
