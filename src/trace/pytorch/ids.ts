@@ -45,9 +45,15 @@ export class IdWriter {
 
 /** Per-allocation records, grown as allocations are added. */
 export class AllocationRecords {
-  address = new Float64Array(1024);
-  allocated = new Float64Array(1024);
+  address: Float64Array;
+  allocated: Float64Array;
   count = 0;
+
+  /** `room`: allocations to make room for at once (more grow the tables). */
+  constructor(room = 1024) {
+    this.address = new Float64Array(room);
+    this.allocated = new Float64Array(room);
+  }
 
   set(a: number, address: number, bytes: number): void {
     if (a >= this.address.length) {

@@ -3,6 +3,7 @@ import type { TraceBuilder } from '../builder.js';
 import type { RecordedBlock, RecordedHistory, RecordedOom, RecordedSegment, RecordedSegmentEvent } from '../model.js';
 import { chooseDevice } from './device.js';
 import { AllocationRecords, IdWriter } from './ids.js';
+import { grown } from '../../util/typed-arrays.js';
 import { LiveAddresses } from './live-addresses.js';
 import { StackTable } from './stacks.js';
 import { describe, type FinalCheck } from './notes.js';
@@ -92,20 +93,20 @@ function finalSegment(s: SnapshotSegment, live: LiveAddresses): RecordedSegment 
 
 /** The forward pass: events, block sizes, segment history. */
 export class Converter {
-  readonly records = new AllocationRecords();
+  readonly records: AllocationRecords;
   readonly segmentEvents: RecordedSegmentEvent[] = [];
   readonly ooms: RecordedOom[] = [];
   initialSegments: RecordedSegment[] = [];
   /** Address -> the live allocation there, and the allocations made there so far (the `n` of the ids). */
   readonly live: LiveAddresses;
   /** The `n` of each allocation's id (its address is in `records`). */
-  private readonly occ: number[] = [];
+  private occ: Uint32Array<ArrayBuffer>;
   private readonly idBytes = new IdWriter();
   /** Frame number (of `stacks`) -> 1 + the builder's tag index of its text (0: not yet known). */
   private tagOfFrame = new Int32Array(1024);
   private readonly layout = new SegmentLayout(false);
   /** The user stack of every allocation. */
-  readonly stacks = new StackTable();
+  readonly stacks: StackTable;
   initialCount = 0;
   initialBytes = 0;
   allocs = 0;
@@ -126,6 +127,12 @@ export class Converter {
   ) {
     // Every address the trace names (the table of them made already), and those of the allocations live at the start.
     this.live = LiveAddresses.adopt(initial.addresses, initial.allocations.length);
+    // Room for an allocation per entry (pages never written cost no memory), so that the tables per
+    // allocation are not grown by copies, each into fresh memory.
+    const room = initial.allocations.length + t.length + 1;
+    this.records = new AllocationRecords(room);
+    this.stacks = new StackTable(room);
+    this.occ = new Uint32Array(room);
   }
 
   /** The tag of a stack: its innermost frame (the rule of `FrameTags`). */
@@ -149,6 +156,7 @@ export class Converter {
     const len = this.idBytes.write(address, n);
     // A new occurrence at an address: an id no allocation had before.
     const a = fresh ? this.b.addAllocNew(this.idBytes.buf, 0, len, requested, step, stream, tag, time ?? NaN, line) : this.b.addAllocBytes(this.idBytes.buf, 0, len, requested, step, stream, tag, time ?? NaN, line);
+    if (a >= this.occ.length) this.occ = grown(this.occ, Math.max(a + 1, this.occ.length * 2));
     if (a >= 0) this.occ[a] = n;
     return a;
   }

@@ -103,6 +103,13 @@ export class RawFrameLists {
     const indices = Math.floor(totalBytes / 16);
     if (indices > this.byMemo.length) this.byMemo = grow(this.byMemo, new Int32Array(indices));
     if (indices > this.storedRaw.length) this.storedRaw = grow(this.storedRaw, new Int32Array(indices));
+    // And for a skipped list per 256 bytes (real ones take hundreds), not grown by copies as they come.
+    const skipped = Math.floor(totalBytes / 256);
+    if (skipped > this.skippedFrom.length) {
+      this.skippedFrom = grow(this.skippedFrom, new Int32Array(skipped));
+      this.skippedTo = grow(this.skippedTo, new Int32Array(skipped));
+      this.skippedStamp = grow(this.skippedStamp, new Uint32Array(skipped));
+    }
   }
 
   /** The part of the pickle held is `buf`, from file offset `base` on. */

@@ -13,7 +13,7 @@ import { growU32, HASH_START, RunIndex } from './run-index.js';
  * list they come from (found by a hash of their frame numbers, no string per stack).
  */
 export class StackTable {
-  private ofAllocation = new Uint32Array(1024);
+  private ofAllocation: Uint32Array<ArrayBuffer>;
   /** Stack s (from 1; 0 is the empty stack) is run s - 1. */
   private readonly runs = new RunIndex(true);
   /** The most frames the stack being read can have (what {@link internFrame} keeps when it widens the runs). */
@@ -36,6 +36,11 @@ export class StackTable {
   private rawStack = new Int32Array(0);
   private rawFrameCode = new Int32Array(0);
   private used = false;
+
+  /** `room`: allocations to make room for at once (more grow the table). */
+  constructor(room = 1024) {
+    this.ofAllocation = new Uint32Array(room);
+  }
 
   /** The stack of a frames list (0 when it has no user frame). */
   of(frames: PickleValue | undefined): number {
