@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AddressMap } from '../../src/trace/pytorch/address-map.js';
 import { LiveAddresses } from '../../src/trace/pytorch/live-addresses.js';
 
 /** Addresses as a snapshot holds them: 0, the largest safe integer and its neighbours, and a few near each other. */
@@ -68,29 +67,34 @@ describe('live addresses', () => {
   });
 });
 
-describe('live addresses taken over from an address map', () => {
-  it('property: holds the map\'s addresses (and no other), nothing live and nothing made at any, and grows on as a new table does', () => {
+describe('live addresses cleared for another pass', () => {
+  it('property: keeps its addresses (and no other), nothing live and nothing made at any, and grows on as a new table does', () => {
     fc.assert(
       fc.property(fc.uniqueArray(address, { maxLength: 2000 }), fc.array(address, { maxLength: 300 }), fc.nat(600), (keys, more, room) => {
-        const m = new AddressMap();
-        for (const [i, k] of keys.entries()) m.set(k, i % 3);
-        const t = LiveAddresses.adopt(m, room);
-        expect(m.size).toBe(0);
+        const t = new LiveAddresses();
+        for (const [j, k] of keys.entries()) {
+          const i = t.slot(k);
+          t.setLive(i, j % 3 === 0 ? -1 : j);
+          if (j % 2 === 0) t.bump(i);
+        }
+        t.clear(room);
+        expect(t.size).toBe(keys.length);
+        expect(t.liveCount).toBe(0);
         for (const k of keys) {
           const i = t.find(k);
           expect(i).toBeGreaterThanOrEqual(0);
           expect(t.liveIn(i)).toBe(-1);
           expect(t.madeIn(i)).toBe(0);
         }
-        expect(t.liveCount).toBe(0);
         const known = new Set(keys);
         for (const [j, k] of more.entries()) {
           if (!known.has(k)) expect(t.find(k)).toBe(-1);
           const i = t.slot(k);
+          expect(t.bump(i)).toBe(more.slice(0, j).filter((x) => x === k).length);
           t.setLive(i, j);
-          t.bump(i);
           known.add(k);
         }
+        expect(t.size).toBe(known.size);
         for (const k of keys) expect(t.find(k)).toBeGreaterThanOrEqual(0);
         for (const [j, k] of more.entries()) if (more.lastIndexOf(k) === j) expect(t.liveAt(k)).toBe(j);
       }),

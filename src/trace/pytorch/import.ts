@@ -126,7 +126,8 @@ export class Converter {
     private readonly initial: InitialState,
   ) {
     // Every address the trace names (the table of them made already), and those of the allocations live at the start.
-    this.live = LiveAddresses.adopt(initial.addresses, initial.allocations.length);
+    this.live = initial.addresses;
+    this.live.clear(initial.allocations.length);
     // Room for an allocation per entry (pages never written cost no memory), so that the tables per
     // allocation are not grown by copies, each into fresh memory.
     const room = initial.allocations.length + t.length + 1;

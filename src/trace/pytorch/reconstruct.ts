@@ -1,5 +1,5 @@
 import { POOL_LARGE, POOL_SMALL, POOL_UNKNOWN, SegmentLayout, type LayoutSegment } from '../../util/segment-layout.js';
-import { AddressMap } from './address-map.js';
+import { LiveAddresses } from './live-addresses.js';
 import type { PickleValue } from './pickle-value.js';
 import { type BlockRules, isSmallPool, roundSize, SMALL_SIZE_BYTES } from './round-size.js';
 import {
@@ -37,10 +37,10 @@ export interface InitialState {
   /** Things in the file that do not fit together, for the notes. */
   problems: string[];
   /**
-   * The distinct addresses the window's allocs and frees name, as keys (with values of no further
-   * use): the importer's table of them starts from this one's memory (LiveAddresses.adopt).
+   * The distinct addresses the window's allocs and frees name (what is live at them, of no further
+   * use): the importer's table of them is this one, cleared (LiveAddresses.clear).
    */
-  addresses: AddressMap;
+  addresses: LiveAddresses;
 }
 
 /**
@@ -83,29 +83,37 @@ function segmentEvents(t: DeviceTrace): Int32Array {
   return Int32Array.from(found).sort();
 }
 
-/** States of an address in {@link initialAllocations}. */
+/** States of an address in {@link initialAllocations}: -1 absent, else touched or live. */
 const TOUCHED = 0;
 const LIVE = 1;
+
+/** The state of slot `i` of `seen` (-1: absent). */
+function stateAt(seen: LiveAddresses, i: number): number {
+  return i < 0 ? -1 : seen.liveIn(i) >= 0 ? LIVE : TOUCHED;
+}
 
 /**
  * Which allocations were live when the window opened: frees whose alloc is not in the window, and
  * active blocks of the final segments that the window never touched.
  */
-function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): { allocations: InitialAllocation[]; addresses: AddressMap } {
+function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems: string[]): { allocations: InitialAllocation[]; addresses: LiveAddresses } {
   // Address -> LIVE while an allocation of the window lives there, TOUCHED once the window freed
   // one there (absent: never touched). Grown as addresses come, not made for one per allocation: a
   // caching allocator uses the same few thousand addresses again and again, and a table of that
-  // many stays in the caches, where one of millions of slots costs a miss per lookup.
-  const seen = new AddressMap();
+  // many stays in the caches, where one of millions of slots costs a miss per lookup. (LIVE: some
+  // allocation, 0, lives there in the table; TOUCHED: none does.)
+  const seen = new LiveAddresses();
   const out: InitialAllocation[] = [];
   for (let k = 0; k < t.length; k++) {
     const a = t.action[k];
     if (a === A_ALLOC) {
-      seen.set(t.addr[k] as number, LIVE);
+      seen.setLive(seen.slot(t.addr[k] as number), 0);
     } else if (a === A_FREE_COMPLETED) {
       const addr = t.addr[k] as number;
       // Freed after its alloc in the window, or a second free: either way, touched.
-      const was = seen.exchange(addr, TOUCHED);
+      const found = seen.find(addr);
+      const was = stateAt(seen, found);
+      seen.setLive(found >= 0 ? found : seen.slot(addr), -1);
       // A free_completed's size is the block's requested size (free_block records requested_size).
       if (was < 0) out.push({ address: addr, requestedBytes: t.size[k] as number, blockBytes: 0, stream: t.stream[k] as number, frames: undefined, liveAtEnd: false });
     }
@@ -114,7 +122,7 @@ function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems:
   for (const s of finals) {
     for (const b of s.blocks) {
       if (b.state === 'free') continue;
-      const was = seen.get(b.address);
+      const was = stateAt(seen, seen.find(b.address));
       if (was === LIVE) continue;
       if (was === TOUCHED) {
         unexplained++;
