@@ -87,8 +87,11 @@ describe.skipIf(!workerUrl)('compare on worker threads', () => {
       expect(col.buffer).toBeInstanceOf(SharedArrayBuffer);
     }
     expect([...shared.size]).toEqual([...trace.size]);
-    // Sharing twice does not copy again.
-    expect(shareTrace(shared).size).toBe(shared.size);
+    // Columns in shared memory already are not copied again.
+    expect(shareTrace({ ...trace, size: shared.size }).size).toBe(shared.size);
+    // The ids cross as their columns, which a worker reads without the lookup tables.
+    expect(shared.ids.length).toBe(trace.ids.length);
+    expect(shared.ids.values?.buffer ?? shared.ids.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 
   it('takes workers started before the trace was read, and gives the same report', async () => {
