@@ -7,7 +7,6 @@ import { baselineMismatch, compareWithBaseline, parseBaseline } from '../../swee
 import { evaluateGates, type GateSpec, parseGate, parseRatio } from '../../sweep/compare-gates.js';
 import { compareTrace, type CompareReport } from '../../sweep/compare.js';
 import { knownContenders } from '../../sweep/contenders.js';
-import { readTrace } from '../../trace/read.js';
 import { traceInfo } from '../../sim/report.js';
 import { effectiveCapacity } from '../../sim/run.js';
 import { canonicalConfiguration, splitConfigurations } from '../../util/configuration.js';
@@ -18,7 +17,7 @@ import { comparisonPage } from '../html.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
 import { describeSystemError } from '../../util/system-error.js';
-import { earlyWorkers } from '../early-workers.js';
+import { earlyWorkers, readWholeTrace } from '../early-workers.js';
 
 const schema = z.object({
   allocators: z.string().default('all'),
@@ -133,7 +132,7 @@ Examples:
         if (allocators !== 'all' && allocators.length === 0) throw new UsageError('--allocators: no allocator named');
 
         const early = earlyWorkers(tracePath, o.jobs);
-        const trace = readTrace(tracePath, readOptions(o));
+        const trace = await readWholeTrace(tracePath, readOptions(o));
         // A baseline of another trace or capacity is refused before any replay.
         const capacity = effectiveCapacity(trace, o.capacity);
         const differs = baseline ? baselineMismatch({ trace: traceInfo(trace), capacityBytes: Number.isFinite(capacity) ? capacity : null }, baseline) : [];
