@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BFC_AS_HARNESS, peerTrace, sideBySide } from './peers.mjs';
+import { BFC_AS_HARNESS, peerTrace, sideBySide, timedEnvNote } from './peers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const memsim = join(root, 'bin', 'memsim.js');
@@ -38,6 +38,7 @@ export function benchEndToEnd({ repeat = 5, huge = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'memsim-bench-'));
   try {
     say(`\nstart-up (interleaved, best of ${repeat * 3})`);
+    if (timedEnvNote()) say(timedEnvNote());
     const ten = tenEventTrace(dir);
     const [base, version, replay] = sideBySide(
       [

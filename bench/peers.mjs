@@ -54,10 +54,26 @@ export function pythonWithSortedContainers() {
   return null;
 }
 
-/** Wall time of one run, in seconds (output discarded). */
+/**
+ * The environment of the timed runs: this one without NODE_EXTRA_CA_CERTS, which users seldom set and
+ * which makes every `node` start load a certificate file (40-70 ms on the host of sittings H-J, the
+ * same for `node -e 0` as for memsim, so it inflates every figure and the noise but no difference).
+ */
+export const TIMED_ENV = (() => {
+  const env = { ...process.env };
+  delete env['NODE_EXTRA_CA_CERTS'];
+  return env;
+})();
+
+/** A line saying that the timed runs leave out NODE_EXTRA_CA_CERTS, when it is set here; else ''. */
+export function timedEnvNote() {
+  return process.env['NODE_EXTRA_CA_CERTS'] ? '  (timed runs without NODE_EXTRA_CA_CERTS, which is set here: users seldom have it, and it adds to every node start)' : '';
+}
+
+/** Wall time of one run, in seconds (output discarded), in {@link TIMED_ENV}. */
 function timeOnce(cmd, args, options = {}) {
   const t = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30, ...options });
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30, env: TIMED_ENV, ...options });
   const s = Number(process.hrtime.bigint() - t) / 1e9;
   if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
   return { seconds: s, stdout: r.stdout };
@@ -121,6 +137,7 @@ const secs = (x) => `${x.toFixed(3)} s`;
 export async function benchPeers({ sizes = [1e6, 1e7], repeat = 5 } = {}) {
   const rows = [];
   say('\nside by side with the peers (end to end, interleaved, best of ' + repeat + '; ratios are the figures)');
+  if (timedEnvNote()) say(timedEnvNote());
   if (!existsSync(join(peers, 'gen_train_trace.py'))) {
     say(`  skipped: no peers at ${peers}`);
     return rows;

@@ -19,5 +19,7 @@ const { readEarly, runQuick } = loader;
   await readEarly(process.argv);
   const code = await runQuick(process.argv);
   if (code === undefined) await import('../dist/cli-bundle/index.js');
-  else process.exitCode = code;
+  // Everything is written by then (memsim writes synchronously): exiting here spares the teardown of
+  // the heap that a process ending on its own goes through (some 2-3 ms of a small replay).
+  else process.exit(code);
 })();

@@ -65,7 +65,12 @@ async function bundle(entry, dir, entryFileName) {
   });
 }
 
-/** The quick bundle: CommonJS, without the HTML report of `replay` (whose modules await at top level). */
+/**
+ * The quick bundle: CommonJS, without the HTML report of `replay` (whose modules await at top level).
+ * Without comments and in ASCII (other characters escaped), a quarter smaller: Node reads a file with
+ * any other character through V8's slower UTF-8 decoder into a string of two bytes per character (some
+ * 6 million instructions of a small replay's start-up went there).
+ */
 async function quickBundle() {
   const out = join(root, 'dist', 'quick-bundle');
   rmSync(out, { recursive: true, force: true });
@@ -76,7 +81,7 @@ async function quickBundle() {
     logLevel: 'warn',
     // quick.js hands `replay --format html` to the whole CLI before its action starts.
     external: (id) => /[/\\]replay-html\.js$/.test(id),
-    output: { dir: out, format: 'cjs', entryFileNames: 'index.cjs', chunkFileNames: '[name]-[hash].cjs', dynamicImportInCjs: false },
+    output: { dir: out, format: 'cjs', entryFileNames: 'index.cjs', chunkFileNames: '[name]-[hash].cjs', dynamicImportInCjs: false, comments: false, charset: 'ascii' },
   });
 }
 

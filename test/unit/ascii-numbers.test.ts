@@ -21,6 +21,18 @@ describe('ASCII numbers written into bytes', () => {
     }
   });
 
+  it('writes every number below 2 * 10^4 as String(v) does (every entry of the digit tables, alone and as a low group)', () => {
+    const buf = new Uint8Array(40);
+    const view = new DataView(buf.buffer);
+    for (let v = 0; v < 20_000; v++) {
+      const end = asciiDecimal(v, view, 0);
+      if (dec.decode(buf.subarray(0, end)) !== String(v)) expect(dec.decode(buf.subarray(0, end))).toBe(String(v));
+      const high = 10_000 * (1 + (v % 9_999)) + v % 10_000;
+      const highEnd = asciiDecimal(high, view, 0);
+      if (dec.decode(buf.subarray(0, highEnd)) !== String(high)) expect(dec.decode(buf.subarray(0, highEnd))).toBe(String(high));
+    }
+  });
+
   it('writes any safe integer as String(v) and v.toString(16) do, numbers in a row intact (fast-check)', () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.nat(20_000), fc.nat(), fc.maxSafeNat()), { minLength: 1, maxLength: 30 }), (values) => {

@@ -1,7 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
+import type * as Threads from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import { MemsimError, TraceError, UsageError } from '../../errors.js';
 import { packageFile } from '../../util/package-root.js';
 import { IdTable } from '../id-table.js';
@@ -14,6 +16,11 @@ import type { HeadReading } from './head.js';
 import { PIPELINE_EVERY, PIPELINE_MIN_BYTES, READER_MODULES, type PartialTrace, type ReaderInit, type ReaderMessage } from './protocol.js';
 
 export { PIPELINE_MIN_BYTES };
+
+// The threads module loads when a feed starts (through require in the constructor, which runs
+// before the feed listens to an early reading's thread), not with this module: it costs some
+// milliseconds of the start-up of every small replay, which never reads this way.
+const nodeRequire = createRequire(import.meta.url);
 
 /** Formats whose events stream from the start of the file, meta first (a JSON trace may end with its meta). */
 const STREAMED_FORMATS: readonly string[] = ['csv', 'jsonl'];
@@ -49,6 +56,7 @@ export class TraceFeed {
   private seen = 0;
   /** The trace's first events read on this thread while the reading thread starts (see head.ts). */
   private head: HeadReading | undefined;
+  private readonly receiveMessageOnPort = (nodeRequire('node:worker_threads') as typeof Threads).receiveMessageOnPort;
 
   private constructor(
     private readonly worker: Worker,
@@ -236,7 +244,7 @@ export class TraceFeed {
 
   /** The next message on the port, taken now, if there is one. */
   private receive(): ReaderMessage | undefined {
-    const r = receiveMessageOnPort(this.port);
+    const r = this.receiveMessageOnPort(this.port);
     if (!r) return undefined;
     const m = r.message as ReaderMessage;
     this.seen++;
