@@ -5,8 +5,9 @@
 // in chunks of their own, loaded when used. The reading thread of a pipelined replay is bundled apart
 // into dist/reader-bundle/ as CommonJS (its code, dist/trace/pipeline/reader-work.js, and its entry
 // start.cjs, which compiles that code with V8's code cache, written here by reading a small trace
-// once), so that it starts reading sooner too. The library (dist/index.js) and the compare workers (dist/sweep/worker.js, which load
-// allocator modules by URL) are not bundled.
+// once), so that it starts reading sooner too. The compare workers are bundled apart the same way into dist/worker-bundle/ (entry start.cjs, code
+// worker-work.cjs); dist/sweep/worker.js, which imports a sweep's extra modules first, and the
+// library (dist/index.js) are not bundled.
 //
 // `memsim --version`, `memsim replay` and `memsim plan` run from a third bundle, dist/quick-bundle/ (entry
 // dist/cli/quick.js): CommonJS, which its loader (dist/cli/quick-loader.js, bundled with the early
@@ -157,9 +158,63 @@ async function warmReaderBundle() {
   }
 }
 
+/**
+ * The compare workers' bundle, as the reading thread's: their code (worker-work.cjs and chunks,
+ * CommonJS) and their entry (start.cjs), which loads that code with V8's code cache.
+ */
+async function workerBundle() {
+  const out = join(root, 'dist', 'worker-bundle');
+  rmSync(out, { recursive: true, force: true });
+  await build({
+    input: join(root, 'dist', 'sweep', 'worker-work.js'),
+    platform: 'node',
+    logLevel: 'warn',
+    output: { dir: out, format: 'cjs', entryFileNames: 'worker-work.cjs', chunkFileNames: '[name]-[hash].cjs', dynamicImportInCjs: false },
+  });
+  await build({
+    input: join(root, 'dist', 'sweep', 'worker-start.js'),
+    platform: 'node',
+    logLevel: 'warn',
+    output: { file: join(out, 'start.cjs'), format: 'cjs', codeSplitting: false, dynamicImportInCjs: false },
+  });
+}
+
+/** Runs one job of each default allocator on the bundled compare worker, so that its code cache is written. */
+function warmWorkerBundle() {
+  const dir = mkdtempSync(join(tmpdir(), 'memsim-warm-'));
+  try {
+    const trace = join(dir, 'warm.csv');
+    const rows = ['op,id,size,step'];
+    for (let k = 0; k < 400; k++) rows.push(`alloc,${k},${(k % 7) * 4096 + 512},${k >> 4}`, ...(k >= 3 ? [`free,${k - 3},,${k >> 4}`] : []));
+    writeFileSync(trace, rows.join('\n') + '\n');
+    const start = join(root, 'dist', 'worker-bundle', 'start.cjs');
+    const script = [
+      "import { Worker } from 'node:worker_threads';",
+      `import { readTrace } from ${JSON.stringify(join(root, 'dist', 'index.js'))};`,
+      `import { shareTrace } from ${JSON.stringify(join(root, 'dist', 'sweep', 'shared-trace.js'))};`,
+      `const w = new Worker(${JSON.stringify(start)}, { workerData: { modules: [] } });`,
+      `w.postMessage({ trace: shareTrace(readTrace(${JSON.stringify(trace)})) });`,
+      "const claims = new Int32Array(new SharedArrayBuffer(16));",
+      "const job = { contender: { name: 'caching', given: {} }, capacityBytes: Infinity, onOom: 'stop', search: null };",
+      "w.postMessage({ index: 0, claims, slot: 0, job });",
+      "w.on('message', (m) => { if (m.kind === 'reply') { if (!m.reply.ok) { console.error(m.reply.error); process.exitCode = 1; } void w.terminate(); } });",
+      "w.on('error', (e) => { console.error(e); process.exitCode = 1; });",
+    ].join('\n');
+    // A script file, not `node -e`: a process with flags of its own (as -e is) writes no cache.
+    const warm = join(dir, 'warm.mjs');
+    writeFileSync(warm, script);
+    const r = spawnSync(process.execPath, [warm], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    if (r.status !== 0) throw new Error(`the compare worker failed while warming its bundle: ${r.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 await bundle(join('cli', 'index.js'), 'cli-bundle', 'index.js');
 await quickBundle();
 await quickLoader();
 warmQuickBundle();
 await readerBundle();
 await warmReaderBundle();
+await workerBundle();
+warmWorkerBundle();

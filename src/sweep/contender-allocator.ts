@@ -1,4 +1,4 @@
-import { getAllocator, listAllocators, resolveOptions } from '../allocators/index.js';
+import { getAllocator, listAllocators, resolveOptions } from '../allocators/registry.js';
 import { FAILED, NO_BLOCK, type AllocatorDefinition, type OnlineAllocator } from '../allocators/types.js';
 import { UsageError } from '../errors.js';
 import { OP_ALLOC, type Trace } from '../trace/model.js';

@@ -8,6 +8,7 @@ import type { Trace } from '../trace/model.js';
 import { type CompareJob, type CompareJobResult, type ContenderRef, runJob } from './jobs.js';
 import type { Contender } from './contender.js';
 import { type SharedTrace, shareTrace } from './shared-trace.js';
+import { claim, ClaimBoard, type ClaimSlot } from './claims.js';
 
 /** Runs compare jobs: in worker threads, or in this thread. */
 export interface JobRunner {
@@ -29,8 +30,17 @@ export interface WorkerInit {
   trace: SharedTrace;
 }
 
+/** A job offered to a worker: it runs the job if it claims it first (see claims.ts). */
+export interface JobOffer extends ClaimSlot {
+  index: number;
+  job: CompareJob;
+}
+
 /** A job's answer from a worker: its result, or the error it threw, as plain data. */
 export type WorkerReply = { ok: true; result: CompareJobResult } | { ok: false; error: { name: string; message: string; stack?: string } };
+
+/** What a worker posts: that its modules are loaded, or the answer to the job it claimed. */
+export type WorkerMessage = { kind: 'ready' } | { kind: 'reply'; index: number; reply: WorkerReply };
 
 /**
  * The built worker entry, when there is one: `dist/sweep/worker.js` of the package, whether this
@@ -82,54 +92,66 @@ interface Pending {
 }
 
 /**
- * A fixed set of worker threads sharing one trace; jobs go to whichever worker is idle. The threads
- * start when the pool is made and load their modules while the trace is still being read; they
- * replay once {@link share} has given them the trace.
+ * The threads of a sweep sharing one trace: `threads - 1` worker threads and this one. Every job is
+ * offered to all of them and runs on whichever claims it first, so that no thread idles while a job
+ * waits (this thread takes its share between the other work of its event loop; the workers need no
+ * answer from it). The workers start when the pool is made and load their modules while the trace
+ * is still being read; jobs run once {@link share} has given the pool the trace.
  */
 export class WorkerPool implements JobRunner {
   readonly mode = 'workers' as const;
   private readonly workers: Worker[] = [];
-  private readonly idle: Worker[] = [];
-  private readonly queue: Pending[] = [];
-  private readonly busy = new Map<Worker, Pending>();
+  /** Per worker: settles once its modules are loaded, or it failed or ended. */
+  private readonly ready = new Map<Worker, Promise<void>>();
+  private readonly pending = new Map<number, Pending>();
+  private readonly board = new ClaimBoard();
+  /** Jobs this thread may still claim, in the order offered. */
+  private readonly offered: number[] = [];
+  private jobs = 0;
+  private turnScheduled = false;
   private failure: Error | undefined;
   private closing = false;
-  private shared = false;
+  private shared: { trace: Trace; build: (ref: ContenderRef) => Contender } | undefined;
 
-  constructor(url: URL, count: number, start: WorkerStart) {
-    for (let k = 0; k < count; k++) {
+  /** Starts `threads - 1` workers; this thread is the last of the pool's threads. */
+  constructor(url: URL, threads: number, start: WorkerStart) {
+    for (let k = 1; k < threads; k++) {
       const w = new Worker(url, { workerData: start });
-      w.on('message', (reply: WorkerReply) => this.settle(w, reply));
-      w.on('error', (e) => this.fail(e instanceof Error ? e : new Error(String(e))));
+      let loaded!: () => void;
+      this.ready.set(w, new Promise<void>((resolve) => (loaded = resolve)));
+      w.on('message', (m: WorkerMessage) => (m.kind === 'ready' ? loaded() : this.settle(m.index, m.reply)));
+      w.on('error', (e) => {
+        loaded();
+        this.fail(e instanceof Error ? e : new Error(String(e)));
+      });
       w.on('exit', (code) => {
-        if (!this.workers.includes(w)) return;
-        if (this.busy.has(w) || (code !== 0 && !this.closing)) this.fail(new Error(`a compare worker exited with code ${code}`));
+        loaded();
+        if (this.workers.includes(w) && !this.closing) this.fail(new Error(`a compare worker exited with code ${code}`));
       });
       this.workers.push(w);
-      this.idle.push(w);
     }
   }
 
-  /** Gives every worker the trace (once, before any job); the pool then keeps the process alive. */
-  share(trace: Trace): this {
+  /**
+   * Gives every thread the trace (once, before any job), and this thread the way to build a row's
+   * contender; the pool then keeps the process alive.
+   */
+  share(trace: Trace, build: (ref: ContenderRef) => Contender): this {
     if (!this.shared) {
       const init: WorkerInit = { trace: shareTrace(trace) };
       for (const w of this.workers) {
         w.ref();
         w.postMessage(init);
       }
-      this.shared = true;
+      this.shared = { trace, build };
     }
     return this;
   }
 
-  /** Stops all but `count` workers (those not needed after all), before any job. */
-  keep(count: number): this {
+  /** Stops the workers beyond `threads` threads (those not needed after all), before any job. */
+  keep(threads: number): this {
     if (this.shared) return this;
-    for (const w of this.workers.splice(count)) {
-      this.idle.splice(this.idle.indexOf(w), 1);
-      void w.terminate();
-    }
+    for (const w of this.workers.splice(Math.max(0, threads - 1))) void w.terminate();
     return this;
   }
 
@@ -140,7 +162,7 @@ export class WorkerPool implements JobRunner {
   }
 
   get threads(): number {
-    return this.workers.length;
+    return this.workers.length + 1;
   }
 
   submit(job: CompareJob): Promise<CompareJobResult> {
@@ -148,40 +170,69 @@ export class WorkerPool implements JobRunner {
     if (this.closing) return Promise.reject(new Error('a job submitted to a closed pool'));
     if (!this.shared) return Promise.reject(new Error('a job submitted before the pool was given its trace'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ job, resolve, reject });
-      this.pump();
+      const index = this.jobs++;
+      this.pending.set(index, { job, resolve, reject });
+      const offer: JobOffer = { index, job, ...this.board.at(index) };
+      for (const w of this.workers) w.postMessage(offer);
+      this.offered.push(index);
+      this.scheduleTurn();
     });
   }
 
-  private pump(): void {
-    while (this.idle.length > 0 && this.queue.length > 0) {
-      const w = this.idle.shift() as Worker;
-      const p = this.queue.shift() as Pending;
-      this.busy.set(w, p);
-      w.postMessage(p.job);
+  /** This thread's next turn: it runs one job that no worker claimed, then lets the event loop go on. */
+  private scheduleTurn(): void {
+    if (this.turnScheduled || this.offered.length === 0) return;
+    this.turnScheduled = true;
+    setImmediate(() => {
+      this.turnScheduled = false;
+      this.runOne();
+      this.scheduleTurn();
+    });
+  }
+
+  private runOne(): void {
+    const shared = this.shared;
+    if (!shared) return;
+    while (this.offered.length > 0) {
+      const index = this.offered.shift() as number;
+      const p = this.pending.get(index);
+      if (!p || !claim(this.board.at(index))) continue;
+      this.pending.delete(index);
+      try {
+        p.resolve(runJob(shared.trace, p.job, shared.build));
+      } catch (e) {
+        p.reject(e instanceof Error ? e : new Error(String(e)));
+      }
+      return;
     }
   }
 
-  private settle(w: Worker, reply: WorkerReply): void {
-    const p = this.busy.get(w);
+  private settle(index: number, reply: WorkerReply): void {
+    const p = this.pending.get(index);
     if (!p) return;
-    this.busy.delete(w);
-    this.idle.push(w);
+    this.pending.delete(index);
     if (reply.ok) p.resolve(reply.result);
     else p.reject(revive(reply.error));
-    this.pump();
   }
 
   private fail(e: Error): void {
     this.failure ??= e;
-    for (const p of [...this.busy.values(), ...this.queue]) p.reject(this.failure);
-    this.busy.clear();
-    this.queue.length = 0;
+    for (const p of this.pending.values()) p.reject(this.failure);
+    this.pending.clear();
+    this.offered.length = 0;
   }
 
+  /**
+   * Stops the workers: they wind down meanwhile (tens of milliseconds, which the report's rendering
+   * need not wait for). A pool that ran jobs first waits until every worker has loaded its modules
+   * (or failed to), and rejects with a worker's failure: one that failed while this thread ran
+   * every job is still an error.
+   */
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    if (this.shared) await Promise.all(this.workers.map((w) => this.ready.get(w)));
+    for (const w of this.workers) void w.terminate();
+    if (this.shared && this.failure) throw this.failure;
   }
 }
 
@@ -203,9 +254,19 @@ export interface RunnerOptions {
   early?: WorkerPool;
 }
 
+/**
+ * The bundled worker entry (`dist/worker-bundle/start.cjs`, see worker-start.ts), when it is built:
+ * it starts sooner, but imports no module of a sweep's `workerModules` (its registry is its own).
+ */
+function bundledWorkerUrl(): URL | null {
+  const candidate = packageFile('dist/worker-bundle/start.cjs');
+  return existsSync(fileURLToPath(candidate)) ? candidate : null;
+}
+
 /** The worker entry of these options, or null when there is none to run. */
 function workerUrlOf(o: RunnerOptions): URL | null {
-  return o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
+  if (o.workerUrl !== undefined) return o.workerUrl;
+  return ((o.workerModules ?? []).length === 0 ? bundledWorkerUrl() : null) ?? defaultWorkerUrl();
 }
 
 /**
@@ -240,12 +301,12 @@ export function openRunner(trace: Trace, o: RunnerOptions, units: number, build:
   // replay. An explicit `jobs` still gets its workers.
   if (o.jobs === undefined && trace.length < AUTO_WORKERS_MIN_EVENTS) return here(`a small trace (under ${AUTO_WORKERS_MIN_EVENTS} events)`);
   if (inThread !== undefined) return here(inThread);
-  if (o.early && o.early.threads >= threads) return { runner: o.early.keep(threads).share(trace) };
+  if (o.early && o.early.threads >= threads) return { runner: o.early.keep(threads).share(trace, build) };
   void o.early?.close();
   const url = workerUrlOf(o);
   if (url === null) return here('no built worker entry (dist/sweep/worker.js)');
   try {
-    return { runner: new WorkerPool(url, threads, { modules: [...(o.workerModules ?? [])] }).share(trace) };
+    return { runner: new WorkerPool(url, threads, { modules: [...(o.workerModules ?? [])] }).share(trace, build) };
   } catch (e) {
     return here(`workers could not start: ${(e as Error).message}`);
   }

@@ -6,6 +6,9 @@ import { allocatorContender } from '../../src/sweep/contender-allocator.js';
 import type { Contender } from '../../src/sweep/contender.js';
 import { getAllocator } from '../../src/allocators/index.js';
 import { shareTrace } from '../../src/sweep/shared-trace.js';
+import { claim, ClaimBoard } from '../../src/sweep/claims.js';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { alloc, free, KiB, traceFromEvents, type EventObject } from '../helpers.js';
 import { NAIVE_COPIES, registerNaiveCopies } from './fakes.js';
 
@@ -64,6 +67,19 @@ describe.skipIf(!workerUrl)('compare on worker threads', () => {
     expect(oom?.id).toBe(trace.ids.get(trace.alloc[oom!.event] as number));
   });
 
+  it('runs the default rows on the bundled worker entry (no module named) as in one thread', async () => {
+    const bundled = new URL('../../dist/worker-bundle/start.cjs', import.meta.url);
+    expect(existsSync(fileURLToPath(bundled))).toBe(true);
+    const trace = randomTrace(3000, 13);
+    // The rows of `all` here would include this file's copies of naive, which that registry lacks.
+    const base = { allocators: ['naive', 'caching', 'lifetime-pool', 'bfc'], minCapacity: true, capacityStepBytes: 64 * KiB };
+    const single = await compareTrace(trace, { ...base, jobs: 1 });
+    const multi = await compareTrace(trace, { ...base, jobs: 3 });
+    expect(multi.execution).toEqual({ mode: 'workers', threads: 3 });
+    expect(renderJson(multi.report)).toBe(renderJson(single.report));
+    expect(new Set(single.report.allocators.map((r) => r.summary.peakReservedBytes)).size).toBeGreaterThan(1);
+  });
+
   it('shares the trace columns with the workers instead of copying them', () => {
     const trace = randomTrace(200, 3);
     const shared = shareTrace(trace);
@@ -71,8 +87,11 @@ describe.skipIf(!workerUrl)('compare on worker threads', () => {
       expect(col.buffer).toBeInstanceOf(SharedArrayBuffer);
     }
     expect([...shared.size]).toEqual([...trace.size]);
-    // Sharing twice does not copy again.
-    expect(shareTrace(shared).size).toBe(shared.size);
+    // Columns in shared memory already are not copied again.
+    expect(shareTrace({ ...trace, size: shared.size }).size).toBe(shared.size);
+    // The ids cross as their columns, which a worker reads without the lookup tables.
+    expect(shared.ids.length).toBe(trace.ids.length);
+    expect(shared.ids.values?.buffer ?? shared.ids.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 
   it('takes workers started before the trace was read, and gives the same report', async () => {
@@ -136,5 +155,17 @@ describe('compare picks its threads', () => {
     expect(auto.execution.mode).toBe('in-thread');
     expect(auto.execution.reason).toMatch(/small trace/);
     if (workerUrl) expect((await compareTrace(trace, { allocators: rows, jobs: 2, workerModules: modules })).execution.mode).toBe('workers');
+  });
+});
+
+describe('the claims of a pool\'s jobs', () => {
+  it('let exactly one thread take each job, past the first block of claims too', () => {
+    const board = new ClaimBoard();
+    for (const index of [0, 1, 1023, 1024, 5000]) {
+      expect(claim(board.at(index))).toBe(true);
+      expect(claim(board.at(index))).toBe(false);
+    }
+    expect(claim(board.at(2))).toBe(true);
+    expect(board.at(1024).claims).not.toBe(board.at(0).claims);
   });
 });

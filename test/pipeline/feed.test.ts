@@ -10,6 +10,8 @@ import { TraceFeed } from '../../src/trace/pipeline/feed.js';
 import { PIPELINE_EVERY } from '../../src/trace/pipeline/protocol.js';
 import { movedBuffers } from '../../src/trace/pipeline/reader-work.js';
 import { readTrace } from '../../src/trace/read.js';
+import { readWholeTrace } from '../../src/cli/early-workers.js';
+import { compareTrace } from '../../src/sweep/compare.js';
 import { fileWriter, tempDir } from '../helpers.js';
 
 // A trace read on another thread while it is replayed gives the report of the trace read first,
@@ -167,6 +169,16 @@ describe('replaying a trace while another thread reads it', () => {
       expect(threadOf(feed)).not.toBe(early);
       expect(takeEarlyReading(csv, init)).toBeUndefined();
       expect(renderJson((await replayFeed(feed as TraceFeed, { allocator: 'caching' })).report)).toBe(expected);
+    });
+
+    it('is taken over by a compare, which reads the whole trace with it', async () => {
+      await readEarly(['node', 'memsim', 'compare', csv], 0);
+      const early = threadOfEarly();
+      expect(early).toBeDefined();
+      const rows = { allocators: ['naive', 'caching'], jobs: 1 };
+      const trace = await readWholeTrace(csv, { lenient: false }, 0);
+      expect(threadOfEarly()).toBeUndefined();
+      expect(renderJson((await compareTrace(trace, rows)).report)).toBe(renderJson((await compareTrace(readTrace(csv), rows)).report));
     });
 
     it('starts only for a replay of one streamed file, large enough, read as by default', async () => {

@@ -7,7 +7,6 @@ import { baselineMismatch, compareWithBaseline, parseBaseline } from '../../swee
 import { evaluateGates, type GateSpec, parseGate, parseRatio } from '../../sweep/compare-gates.js';
 import { compareTrace, type CompareReport } from '../../sweep/compare.js';
 import { knownContenders } from '../../sweep/contenders.js';
-import { readTrace } from '../../trace/read.js';
 import { traceInfo } from '../../sim/report.js';
 import { effectiveCapacity } from '../../sim/run.js';
 import { canonicalConfiguration, splitConfigurations } from '../../util/configuration.js';
@@ -18,7 +17,7 @@ import { comparisonPage } from '../html.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
 import { describeSystemError } from '../../util/system-error.js';
-import { earlyWorkers } from '../early-workers.js';
+import { earlyWorkers, readWholeTrace } from '../early-workers.js';
 
 const schema = z.object({
   allocators: z.string().default('all'),
@@ -100,7 +99,7 @@ export function compareCommand(): Command {
       .option('--fail-on <condition>', 'exit 1 when: oom | regression | fragmentation>0.3 | internal-fragmentation>X | external-fragmentation>X | overhead>X (repeatable)', collect, [])
       .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
       .addOption(new Option('--start <mode>', 'replays of a recorded history (snapshot, log): start from the recorded layout, or fresh with the live blocks allocated first (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
-      .option('-j, --jobs <n>', 'worker threads (default: the number of cores, or 1 for traces under 50,000 events; 1 runs in this thread)')
+      .option('-j, --jobs <n>', 'threads: this one and n-1 workers (default: the number of cores, or 1 for traces under 50,000 events; 1 runs in this thread)')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
       .option('--no-color', 'no colours in the text report')
       .option('--width <columns>', WIDTH_HELP)
@@ -133,7 +132,7 @@ Examples:
         if (allocators !== 'all' && allocators.length === 0) throw new UsageError('--allocators: no allocator named');
 
         const early = earlyWorkers(tracePath, o.jobs);
-        const trace = readTrace(tracePath, readOptions(o));
+        const trace = await readWholeTrace(tracePath, readOptions(o));
         // A baseline of another trace or capacity is refused before any replay.
         const capacity = effectiveCapacity(trace, o.capacity);
         const differs = baseline ? baselineMismatch({ trace: traceInfo(trace), capacityBytes: Number.isFinite(capacity) ? capacity : null }, baseline) : [];

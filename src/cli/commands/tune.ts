@@ -86,7 +86,7 @@ export function tuneCommand(): Command {
       .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json', 'markdown', 'html']).default('text'))
       .option('--output <file>', 'write the report to a file instead of stdout')
       .option('--json-output <file>', 'also write the memsim.tune/1 JSON report to a file')
-      .option('-j, --jobs <n>', 'worker threads (default: the number of cores, or 1 for traces under 50,000 events)')
+      .option('-j, --jobs <n>', 'threads: this one and n-1 workers (default: the number of cores, or 1 for traces under 50,000 events)')
       .addOption(new Option('--start <mode>', 'how replays of a recorded history start (default: the current configuration from the recorded layout, every other one fresh)').choices(['recorded', 'fresh']))
       .option('--shard <i/n>', 'run slice i of n of the configurations and write its part (JSON) for --merge')
       .option('--merge <files...>', 'join the parts written by --shard into the report one run gives')

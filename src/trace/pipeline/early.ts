@@ -60,7 +60,7 @@ function earlyTrace(argv: readonly string[], { statSync, extname }: Modules, min
  * `minBytes`, see the module's comment); does nothing otherwise.
  */
 export async function readEarly(argv: readonly string[], minBytes = PIPELINE_MIN_BYTES): Promise<void> {
-  if (argv[2] !== 'replay' || !argv.some((a) => EARLY_EXTENSIONS.some((e) => a.toLowerCase().endsWith(e)))) return;
+  if ((argv[2] !== 'replay' && argv[2] !== 'compare') || !argv.some((a) => EARLY_EXTENSIONS.some((e) => a.toLowerCase().endsWith(e)))) return;
   const [fs, path_] = await Promise.all([import('node:fs'), import('node:path')]);
   const path = earlyTrace(argv, { statSync: fs.statSync, extname: path_.extname }, minBytes);
   if (path === undefined) return;
