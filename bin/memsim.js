@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // CommonJS (bin/package.json), the quickest entry for Node to start. A large trace to replay starts
 // reading before the CLI loads (src/trace/pipeline/early.ts): its reading thread boots, or its bytes
-// are read, meanwhile. `memsim --version`, `memsim replay` and `memsim plan` run from the quick bundle, which Node
-// compiles from V8's code cache (src/cli/quick-loader.ts); every other command line runs in the whole
-// CLI, an ES module.
+// are read, meanwhile. `memsim --version`, `memsim replay`, `memsim plan` and `memsim compare` run
+// from the quick bundle, which Node compiles from V8's code cache (src/cli/quick-loader.ts); every
+// other command line runs in the whole CLI, an ES module.
 'use strict';
 let loader;
 try {

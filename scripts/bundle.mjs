@@ -9,10 +9,10 @@
 // worker-work.cjs); dist/sweep/worker.js, which imports a sweep's extra modules first, and the
 // library (dist/index.js) are not bundled.
 //
-// `memsim --version`, `memsim replay` and `memsim plan` run from a third bundle, dist/quick-bundle/ (entry
+// `memsim --version`, `memsim replay`, `memsim plan` and `memsim compare` run from a third bundle, dist/quick-bundle/ (entry
 // dist/cli/quick.js): CommonJS, which its loader (dist/cli/quick-loader.js, bundled with the early
 // reading of a large trace as dist/quick-bundle/loader.cjs for bin/memsim.js) compiles with V8's code cache (Node 20 keeps no
-// code cache for ES modules). The cache is written here, by running the three commands once
+// code cache for ES modules). The cache is written here, by running the four command lines once
 // on a small trace, and again by any run that finds none that fits its Node.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -79,8 +79,9 @@ async function quickBundle() {
     platform: 'node',
     plugins: [startUp],
     logLevel: 'warn',
-    // quick.js hands `replay --format html` to the whole CLI before its action starts.
-    external: (id) => /[/\\]replay-html\.js$/.test(id),
+    // quick.js hands `replay --format html` and `compare --format html` to the whole CLI before
+    // their actions start: their page code (replay-html.js, cli/html.js) stays out of this bundle.
+    external: (id) => /[/\\]replay-html\.js$/.test(id) || /[/\\]cli[/\\]html\.js$/.test(id),
     output: { dir: out, format: 'cjs', entryFileNames: 'index.cjs', chunkFileNames: '[name]-[hash].cjs', dynamicImportInCjs: false, comments: false, charset: 'ascii' },
   });
 }
@@ -98,14 +99,17 @@ async function quickLoader() {
   });
 }
 
-/** Runs `--version` and a replay of a small trace once, so that the quick bundle's code cache is written. */
+/**
+ * Runs `--version`, a replay, a plan and a compare of a small trace once, so that the quick bundle's
+ * code cache is written (compare's chunks too).
+ */
 function warmQuickBundle() {
   const dir = mkdtempSync(join(tmpdir(), 'memsim-warm-'));
   try {
     const trace = join(dir, 'warm.csv');
     writeFileSync(trace, 'op,id,size,step\nalloc,a,1000,0\nalloc,b,2000,0\nfree,a,,1\nfree,b,,1\n');
     const bin = join(root, 'bin', 'memsim.js');
-    for (const args of [['replay', trace], ['plan', trace, '--format', 'csv', '--strategy', 'greedy-by-size:offsets,xla-best-fit', '--output', join(dir, 'plan.csv')], ['--version']]) {
+    for (const args of [['replay', trace], ['plan', trace, '--format', 'csv', '--strategy', 'greedy-by-size:offsets,xla-best-fit', '--output', join(dir, 'plan.csv')], ['compare', trace, '--format', 'json', '--jobs', '1'], ['--version']]) {
       const r = spawnSync(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
       if (r.status !== 0) throw new Error(`memsim ${args.join(' ')} failed while warming the quick bundle: ${r.stderr}`);
     }

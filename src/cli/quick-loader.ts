@@ -12,7 +12,7 @@ const path = nodeRequire('node:path') as typeof Path;
 const url = nodeRequire('node:url') as typeof Url;
 
 /** The commands that the quick bundle runs (its entry, src/cli/quick.ts, defines them). */
-export const QUICK_COMMANDS: readonly string[] = ['replay', 'plan'];
+export const QUICK_COMMANDS: readonly string[] = ['replay', 'plan', 'compare'];
 
 /** Whether the quick bundle runs a command line: `memsim --version` (or `-V`) alone, or a quick command. */
 export function isQuickLine(argv: readonly string[]): boolean {

@@ -5,13 +5,15 @@ import { buildProgram, type CommandTable, isVersionOnly } from './program.js';
 
 /**
  * The entry of the quick bundle (dist/quick-bundle/, see scripts/bundle.mjs and quick-loader.ts):
- * the command lines whose time is mostly start-up, `memsim --version`, `memsim replay` and `memsim plan`, run from a
- * bundle that Node compiles from V8's code cache. Every other command line is left to the whole CLI
- * (dist/cli-bundle/), as is `replay --format html`, whose page code is not in this bundle.
+ * the command lines whose time is mostly start-up, `memsim --version`, `memsim replay`, `memsim plan`
+ * and `memsim compare`, run from a bundle that Node compiles from V8's code cache. Every other command line is left to the whole CLI
+ * (dist/cli-bundle/), as are `replay --format html` and `compare --format html`, whose page code is
+ * not in this bundle.
  */
 const QUICK: CommandTable = {
   replay: async () => (await import('./commands/replay.js')).replayCommand(),
   plan: async () => (await import('./commands/plan.js')).planCommand(),
+  compare: async () => (await import('./commands/compare.js')).compareCommand(),
 };
 
 /** Thrown before an action that the quick bundle cannot run; nothing has been read or written yet. */

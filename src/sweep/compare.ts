@@ -7,7 +7,11 @@ import type { GateResult } from './compare-gates.js';
 import type { CapacitySearchMode, CapacitySearchResult } from './capacity-search.js';
 import type { CompareJobResult, ContenderRef } from './jobs.js';
 import { openRunner, type WorkerPool } from './pool.js';
-import { type Contender, type ContenderKind, createContender, listContenders } from './contenders.js';
+import { loadAllAllocators } from '../allocators/registry.js';
+// The families of rows without contenders.ts, whose allocators load at top level (an await that the
+// quick bundle, CommonJS, cannot hold): compareTrace loads every allocator of the registry itself.
+import './contender-families.js';
+import { type Contender, type ContenderKind, createContender, listContenders } from './contender.js';
 import { OFFLINE_BOUND_NOTE } from './contender-planner.js';
 import { runFits } from './contender.js';
 import type { OnOom, OomRecord } from '../sim/replay.js';
@@ -161,6 +165,7 @@ function rankEntries(entries: Omit<CompareEntry, 'rank'>[]): CompareEntry[] {
  * shared copy of the trace; the report is the same whatever the threads and their timing.
  */
 export async function compareTrace(trace: Trace, given0: CompareOptions = {}): Promise<{ report: CompareReport; execution: CompareExecution }> {
+  await loadAllAllocators();
   const o: CompareOptions = given0.options
     ? { ...given0, options: Object.fromEntries(Object.entries(given0.options).map(([k, v]) => [canonicalConfiguration(k), v])) }
     : given0;

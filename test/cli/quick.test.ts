@@ -52,7 +52,7 @@ function runCopy(bundleDir: string, cacheDir: string, args: string[]): { code: n
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr.slice(0, at), loader: JSON.parse(r.stderr.slice(at + 8)) };
 }
 
-describe('the quick bundle (memsim --version, replay and plan)', () => {
+describe('the quick bundle (memsim --version, replay, plan and compare)', () => {
   const ten = join(FIXTURES, 'three-steps.csv');
 
   it('runs exactly the command lines it has the code for', () => {
@@ -63,7 +63,8 @@ describe('the quick bundle (memsim --version, replay and plan)', () => {
     expect(line('replay', '--help')).toBe(true);
     expect(line('plan', 'x.csv')).toBe(true);
     expect(line('--version', 'replay')).toBe(false);
-    expect(line('compare', 'x.csv')).toBe(false);
+    expect(line('compare', 'x.csv')).toBe(true);
+    expect(line('tune', 'x.csv')).toBe(false);
     expect(line('--help')).toBe(false);
     expect(line()).toBe(false);
   });
@@ -84,6 +85,13 @@ describe('the quick bundle (memsim --version, replay and plan)', () => {
     [['plan', join(FIXTURES, 'three-steps.csv'), '--strategy', 'no-such-strategy']],
     [['plan', join(FIXTURES, 'no-such-trace.csv')]],
     [['plan', '--help']],
+    [['compare', join(FIXTURES, 'three-steps.csv')]],
+    [['compare', join(FIXTURES, 'three-steps.json'), '--format', 'json', '--jobs', '2']],
+    [['compare', join(FIXTURES, 'three-steps.jsonl'), '--allocators', 'naive,bfc,plan:best', '--format', 'markdown', '--min-capacity']],
+    [['compare', join(FIXTURES, 'three-steps.csv'), '--capacity', '1KiB', '--fail-on', 'oom', '--format', 'bench-json']],
+    [['compare', join(FIXTURES, 'three-steps.csv'), '--allocators', 'no-such-allocator']],
+    [['compare', join(FIXTURES, 'no-such-trace.csv')]],
+    [['compare', '--help']],
   ])('memsim %j writes what the whole CLI writes, byte for byte, with its exit code', (args) => {
     const quick = runCli(args);
     const whole = runWholeCli(args);
@@ -99,6 +107,34 @@ describe('the quick bundle (memsim --version, replay and plan)', () => {
     const page = readFileSync(join(dir, 'quick.html'), 'utf8');
     expect(page).toContain('<html');
     expect(page).toBe(readFileSync(join(dir, 'whole.html'), 'utf8'));
+  });
+
+  it('hands compare --format html to the whole CLI, which writes the same page', () => {
+    const dir = tempDir();
+    const quick = runCli(['compare', ten, '--format', 'html', '--output', join(dir, 'quick.html')]);
+    const whole = runWholeCli(['compare', ten, '--format=html', '--output', join(dir, 'whole.html')]);
+    expect(quick.code).toBe(0);
+    expect(whole.code).toBe(0);
+    const page = readFileSync(join(dir, 'quick.html'), 'utf8');
+    expect(page).toContain('<html');
+    expect(page).toBe(readFileSync(join(dir, 'whole.html'), 'utf8'));
+  });
+
+  it("runs compare from its code cache, in chunks that --version and replay do not load", () => {
+    const bundle = copyBundle(true);
+    const cache = join(bundle, '.v8-cache');
+    const loaded = (args: string[]): string[] => {
+      const r = runCopy(bundle, cache, args);
+      expect(r.code).toBe(0);
+      expect(r.loader.code).toBe(0);
+      expect(r.loader.fromSource).toEqual([]);
+      return r.loader.fromCache;
+    };
+    const compare = loaded(['compare', ten, '--format', 'json']);
+    const others = new Set([...loaded(['--version']), ...loaded(['replay', ten])]);
+    const own = compare.filter((m) => !others.has(m));
+    expect(own.some((m) => m.startsWith('compare-'))).toBe(true);
+    expect(own.some((m) => m.startsWith('bfc-'))).toBe(true);
   });
 
   it('writes its code cache when it has none, and then compiles every module it loads from it', () => {

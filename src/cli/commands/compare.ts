@@ -6,14 +6,14 @@ import { renderCompareBench, renderCompareMarkdown, renderCompareText, renderJso
 import { baselineMismatch, compareWithBaseline, parseBaseline } from '../../sweep/compare-baseline.js';
 import { evaluateGates, type GateSpec, parseGate, parseRatio } from '../../sweep/compare-gates.js';
 import { compareTrace, type CompareReport } from '../../sweep/compare.js';
-import { knownContenders } from '../../sweep/contenders.js';
+import { loadAllAllocators } from '../../allocators/registry.js';
+import { knownContenders } from '../../sweep/contender.js';
 import { traceInfo } from '../../sim/report.js';
 import { effectiveCapacity } from '../../sim/run.js';
 import { canonicalConfiguration, splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
 import { htmlDestination, Progress, type ProgressMode, reportWidth, useColor, writeOutput, writeErr } from '../io.js';
 import { bytesArg, collect, intArg, parseOptionPairs, parseOptions, WIDTH_HELP, widthArg } from '../options.js';
-import { comparisonPage } from '../html.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
 import { describeSystemError } from '../../util/system-error.js';
@@ -79,7 +79,12 @@ function readBaseline(path: string): unknown {
   }
 }
 
-export function compareCommand(): Command {
+/**
+ * The command, with every allocator of the registry loaded first (its help lists them). Loaded here,
+ * not by importing allocators/index.ts, whose top-level await the quick bundle (CommonJS) cannot hold.
+ */
+export async function compareCommand(): Promise<Command> {
+  await loadAllAllocators();
   return addAttributionOptions(addTraceInputOptions(
     new Command('compare')
       .description('replay a trace through several allocators side by side: peak usage, fragmentation, OOMs, minimum capacity, CI gates')
@@ -170,6 +175,8 @@ Examples:
         }
         report.gates = evaluateGates(report, gates);
         if (o.format === 'html') {
+          // The page's code loads only for it (the quick bundle hands --format html to the whole CLI).
+          const { comparisonPage } = await import('../html.js');
           writeOutput(comparisonPage(trace, report, optionsByRow(o.option), { command: 'compare', progress: o.progress as ProgressMode }), o.output);
         } else {
           const color = o.format === 'text' && useColor(!o.color, o.output !== undefined);
