@@ -47,9 +47,14 @@ export class FileWindow {
     return this.base + this.bytes.length === this.size;
   }
 
-  /** The position in {@link bytes} past which the reading moves the window on (Infinity: the file's end is held). */
+  /**
+   * The position in {@link bytes} past which the reading moves the window on; where the file's end is
+   * held, the end of {@link bytes}, which no position passes. Always a small integer: a limit that
+   * became Infinity at the last window would change the representation of the reader's field that
+   * holds it and throw away the reader's optimized code near the end of the file.
+   */
   get limit(): number {
-    return this.isLast ? Infinity : this.bytes.length - this.margin;
+    return this.isLast ? this.bytes.length : this.bytes.length - this.margin;
   }
 
   /** Drops the bytes before position `keep` and reads on: positions in {@link bytes} move down by `keep`. */

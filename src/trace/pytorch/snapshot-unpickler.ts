@@ -51,7 +51,7 @@ export class SnapshotUnpickler extends EntryReader {
   private deviceTraces: DeviceTraces | undefined;
   /** Stack index of the last entry begun. */
   private entryAt = -1;
-  /** The file's size, and the position in {@link buf} past which the window moves on (Infinity: the whole input is held). */
+  /** The file's size, and the position in {@link buf} past which the window moves on (the end of `buf`: the whole input is held). */
   private readonly totalBytes: number;
   private limit: number;
 
@@ -60,7 +60,7 @@ export class SnapshotUnpickler extends EntryReader {
     // Room for a memo entry per 96 bytes of the file (real snapshots store one per 60 to 130 bytes).
     super(buf, file, Math.floor((window ? window.size : buf.length) / 96));
     this.totalBytes = window ? window.size : buf.length;
-    this.limit = window ? window.limit : Infinity;
+    this.limit = window ? window.limit : buf.length;
   }
 
   read(): SnapshotPickle {
