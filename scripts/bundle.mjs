@@ -139,6 +139,16 @@ async function readerBundle() {
   });
 }
 
+/**
+ * Runs `script`, written to `file`, in a plain Node process (a script file, not `node -e`: a process
+ * with flags of its own, as -e is, writes no cache); `who` names what failed if it fails.
+ */
+function runWarmScript(file, script, who) {
+  writeFileSync(file, script);
+  const r = spawnSync(process.execPath, [file], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  if (r.status !== 0) throw new Error(`${who} failed while warming its bundle: ${r.stderr}`);
+}
+
 /** Reads a small CSV trace once on the bundled reading thread, so that its code cache is written. */
 async function warmReaderBundle() {
   const dir = mkdtempSync(join(tmpdir(), 'memsim-warm-'));
@@ -152,11 +162,7 @@ async function warmReaderBundle() {
       "w.on('message', (m) => { if (m.kind !== 'events') { if (m.kind !== 'done') { console.error(m); process.exitCode = 1; } void w.terminate(); } });",
       "w.on('error', (e) => { console.error(e); process.exitCode = 1; });",
     ].join('\n');
-    // A script file, not `node -e`: a process with flags of its own (as -e is) writes no cache.
-    const warm = join(dir, 'warm.cjs');
-    writeFileSync(warm, script);
-    const r = spawnSync(process.execPath, [warm], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
-    if (r.status !== 0) throw new Error(`the reading thread failed while warming its bundle: ${r.stderr}`);
+    runWarmScript(join(dir, 'warm.cjs'), script, 'the reading thread');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -204,11 +210,7 @@ function warmWorkerBundle() {
       "w.on('message', (m) => { if (m.kind === 'reply') { if (!m.reply.ok) { console.error(m.reply.error); process.exitCode = 1; } void w.terminate(); } });",
       "w.on('error', (e) => { console.error(e); process.exitCode = 1; });",
     ].join('\n');
-    // A script file, not `node -e`: a process with flags of its own (as -e is) writes no cache.
-    const warm = join(dir, 'warm.mjs');
-    writeFileSync(warm, script);
-    const r = spawnSync(process.execPath, [warm], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
-    if (r.status !== 0) throw new Error(`the compare worker failed while warming its bundle: ${r.stderr}`);
+    runWarmScript(join(dir, 'warm.mjs'), script, 'the compare worker');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

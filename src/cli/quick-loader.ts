@@ -24,7 +24,7 @@ export function isQuickLine(argv: readonly string[]): boolean {
 /** The quick bundle of this package, dist/quick-bundle/, and its code cache. */
 function quickBundle(): CodeCachedBundle {
   const dir = path.join(path.dirname(url.fileURLToPath(import.meta.url)), '..', 'quick-bundle');
-  return new CodeCachedBundle(dir, path.join(dir, '.v8-cache'));
+  return CodeCachedBundle.inDir(dir);
 }
 
 /**

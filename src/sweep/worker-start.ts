@@ -7,21 +7,16 @@
  * after the thread's first job, with the replay's functions compiled by then.
  */
 import { createRequire } from 'node:module';
-import type * as Path from 'node:path';
-import type * as Url from 'node:url';
 import type * as Threads from 'node:worker_threads';
 import { CodeCachedBundle } from '../util/code-cache.js';
 import type * as Work from './worker-work.js';
 
 const nodeRequire = createRequire(import.meta.url);
-const path = nodeRequire('node:path') as typeof Path;
-const url = nodeRequire('node:url') as typeof Url;
 const threads = nodeRequire('node:worker_threads') as typeof Threads;
 
 /** The bundled module of worker-work.ts, beside this one. */
 export const WORKER_WORK_MODULE = 'worker-work.cjs';
 
-const dir = path.dirname(url.fileURLToPath(import.meta.url));
-const bundle = new CodeCachedBundle(dir, path.join(dir, '.v8-cache'));
+const bundle = CodeCachedBundle.beside(import.meta.url);
 const { serveJobs } = bundle.load(WORKER_WORK_MODULE) as typeof Work;
 if (threads.parentPort) void serveJobs(threads.parentPort, () => bundle.writeCache());

@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import type * as Fs from 'node:fs';
 import type * as Path from 'node:path';
+import type * as Url from 'node:url';
 import type * as Vm from 'node:vm';
 
 // Through require, not import: the ES module facade of node:fs loads its streams, some milliseconds
@@ -14,6 +15,7 @@ const nodeRequire = createRequire(import.meta.url);
 const fs = nodeRequire('node:fs') as typeof Fs;
 const path = nodeRequire('node:path') as typeof Path;
 const vm = nodeRequire('node:vm') as typeof Vm;
+const url = nodeRequire('node:url') as typeof Url;
 
 /** The name of a module's code cache: V8's cache fits one Node version and architecture. */
 export function cacheFileName(module: string): string {
@@ -46,6 +48,16 @@ export class CodeCachedBundle {
     readonly cacheDir: string,
   ) {
     this.outside = createRequire(path.join(dir, 'package.json'));
+  }
+
+  /** The bundle of directory `dir`, its code cache in `dir/.v8-cache`. */
+  static inDir(dir: string): CodeCachedBundle {
+    return new CodeCachedBundle(dir, path.join(dir, '.v8-cache'));
+  }
+
+  /** The bundle of the directory that holds the module at `moduleUrl` (a thread's bundled entry). */
+  static beside(moduleUrl: string): CodeCachedBundle {
+    return CodeCachedBundle.inDir(path.dirname(url.fileURLToPath(moduleUrl)));
   }
 
   /** The exports of a module of the bundle, e.g. `index.cjs`, loaded once. */

@@ -6,23 +6,18 @@
  * cache that fits gets one written before the thread's last message.
  */
 import { createRequire } from 'node:module';
-import type * as Path from 'node:path';
-import type * as Url from 'node:url';
 import type * as Threads from 'node:worker_threads';
 import { CodeCachedBundle } from '../../util/code-cache.js';
 import type { ReaderInit } from './protocol.js';
 import type * as Work from './reader-work.js';
 
 const nodeRequire = createRequire(import.meta.url);
-const path = nodeRequire('node:path') as typeof Path;
-const url = nodeRequire('node:url') as typeof Url;
 const threads = nodeRequire('node:worker_threads') as typeof Threads;
 
 /** The bundled module of reader-work.ts, beside this one. */
 export const READER_WORK_MODULE = 'reader-work.cjs';
 
-const dir = path.dirname(url.fileURLToPath(import.meta.url));
-const bundle = new CodeCachedBundle(dir, path.join(dir, '.v8-cache'));
+const bundle = CodeCachedBundle.beside(import.meta.url);
 const { poster, readAndPost } = bundle.load(READER_WORK_MODULE) as typeof Work;
 const init = threads.workerData as ReaderInit;
 void readAndPost(init, poster(init, threads.parentPort as NonNullable<typeof threads.parentPort>), () => bundle.writeCache());
