@@ -123,20 +123,7 @@ function warmQuickBundle() {
  * (start.cjs, one file), which loads that code with V8's code cache.
  */
 async function readerBundle() {
-  const out = join(root, 'dist', 'reader-bundle');
-  rmSync(out, { recursive: true, force: true });
-  await build({
-    input: join(root, 'dist', 'trace', 'pipeline', 'reader-work.js'),
-    platform: 'node',
-    logLevel: 'warn',
-    output: { dir: out, format: 'cjs', entryFileNames: 'reader-work.cjs', chunkFileNames: '[name]-[hash].cjs', dynamicImportInCjs: false },
-  });
-  await build({
-    input: join(root, 'dist', 'trace', 'pipeline', 'reader-start.js'),
-    platform: 'node',
-    logLevel: 'warn',
-    output: { file: join(out, 'start.cjs'), format: 'cjs', codeSplitting: false, dynamicImportInCjs: false },
-  });
+  await threadBundle('reader-bundle', join('trace', 'pipeline'), 'reader');
 }
 
 /**
@@ -173,19 +160,28 @@ async function warmReaderBundle() {
  * CommonJS) and their entry (start.cjs), which loads that code with V8's code cache.
  */
 async function workerBundle() {
-  const out = join(root, 'dist', 'worker-bundle');
-  rmSync(out, { recursive: true, force: true });
+  await threadBundle('worker-bundle', 'sweep', 'worker');
+}
+
+/**
+ * A thread's bundle in dist/`out`/: its code (dist/`dir`/`name`-work.js and what it imports, as
+ * `name`-work.cjs and chunks, CommonJS) and its entry (dist/`dir`/`name`-start.js as start.cjs, one
+ * file), which loads that code with V8's code cache.
+ */
+async function threadBundle(out, dir, name) {
+  const to = join(root, 'dist', out);
+  rmSync(to, { recursive: true, force: true });
   await build({
-    input: join(root, 'dist', 'sweep', 'worker-work.js'),
+    input: join(root, 'dist', dir, `${name}-work.js`),
     platform: 'node',
     logLevel: 'warn',
-    output: { dir: out, format: 'cjs', entryFileNames: 'worker-work.cjs', chunkFileNames: '[name]-[hash].cjs', dynamicImportInCjs: false },
+    output: { dir: to, format: 'cjs', entryFileNames: `${name}-work.cjs`, chunkFileNames: '[name]-[hash].cjs', dynamicImportInCjs: false },
   });
   await build({
-    input: join(root, 'dist', 'sweep', 'worker-start.js'),
+    input: join(root, 'dist', dir, `${name}-start.js`),
     platform: 'node',
     logLevel: 'warn',
-    output: { file: join(out, 'start.cjs'), format: 'cjs', codeSplitting: false, dynamicImportInCjs: false },
+    output: { file: join(to, 'start.cjs'), format: 'cjs', codeSplitting: false, dynamicImportInCjs: false },
   });
 }
 

@@ -98,21 +98,10 @@ describe('the quick bundle (memsim --version, replay, plan and compare)', () => 
     expect(quick).toEqual(whole);
   });
 
-  it('hands replay --format html to the whole CLI, which writes the same page', () => {
+  it.each(['replay', 'compare'])('hands %s --format html to the whole CLI, which writes the same page', (command) => {
     const dir = tempDir();
-    const quick = runCli(['replay', ten, '--format', 'html', '--output', join(dir, 'quick.html')]);
-    const whole = runWholeCli(['replay', ten, '--format=html', '--output', join(dir, 'whole.html')]);
-    expect(quick.code).toBe(0);
-    expect(whole.code).toBe(0);
-    const page = readFileSync(join(dir, 'quick.html'), 'utf8');
-    expect(page).toContain('<html');
-    expect(page).toBe(readFileSync(join(dir, 'whole.html'), 'utf8'));
-  });
-
-  it('hands compare --format html to the whole CLI, which writes the same page', () => {
-    const dir = tempDir();
-    const quick = runCli(['compare', ten, '--format', 'html', '--output', join(dir, 'quick.html')]);
-    const whole = runWholeCli(['compare', ten, '--format=html', '--output', join(dir, 'whole.html')]);
+    const quick = runCli([command, ten, '--format', 'html', '--output', join(dir, 'quick.html')]);
+    const whole = runWholeCli([command, ten, '--format=html', '--output', join(dir, 'whole.html')]);
     expect(quick.code).toBe(0);
     expect(whole.code).toBe(0);
     const page = readFileSync(join(dir, 'quick.html'), 'utf8');
