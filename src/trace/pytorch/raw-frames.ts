@@ -65,7 +65,7 @@ export const STORED_LIST: Decoded = new StoredList();
  * from the list's frames in order, so lists with the same frames have the same stack (StackTable.ofRaw).
  */
 export class RawFrameLists {
-  readonly runs = new RunIndex(true);
+  readonly runs = new RunIndex(true, true);
   readonly objects: (PickleDict | null)[] = [null];
   /** Frame number + 1 of the dict in each memo entry that {@link appendRun} met (0: not known). */
   private byMemo: Int32Array<ArrayBuffer> = new Int32Array(0);

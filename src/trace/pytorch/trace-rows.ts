@@ -230,8 +230,15 @@ export class TraceRows extends Decoded {
     const n = this.created;
     const { action, flags, addr, size, stream, time, frames } = this;
     const otherActions = new Map<string, number>();
+    // Whether the allocs name raw lists in order (a later alloc names the same list or a later one).
+    let ordered = true;
+    let lastList = -1;
     for (let k = 0; k < n; k++) {
       const a = action[k] as number;
+      if (a === A_ALLOC && (frames[k] as number) >= 0) {
+        if ((frames[k] as number) < lastList) ordered = false;
+        else lastList = frames[k] as number;
+      }
       if (a === NO_ACTION) throw new ReadAgain('an entry without a string action');
       if (a === A_OTHER || a === A_SNAPSHOT) {
         if (a === A_OTHER) {
@@ -270,7 +277,7 @@ export class TraceRows extends Decoded {
       time: time.subarray(0, n),
       stackOf: (k, stacks) => {
         const r = rawFrames[k] as number;
-        return r >= 0 ? stacks.ofRaw(r, raw) : r === -1 ? 0 : stacks.of(plain.get(k));
+        return r >= 0 ? stacks.ofRaw(r, raw, ordered) : r === -1 ? 0 : stacks.of(plain.get(k));
       },
       otherActions,
     };
