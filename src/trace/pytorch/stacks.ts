@@ -3,6 +3,7 @@ import { asFrame, classify, FALLBACK, frameText, PYTHON } from './frames.js';
 import { isDict, type PickleValue } from './pickle-value.js';
 import type { RawFrameLists } from './raw-frames.js';
 import { growU32, HASH_START, RunIndex } from './run-index.js';
+import { fitted, growColumn, newColumn } from '../columns.js';
 
 /**
  * The user stacks of a snapshot's allocations, interned for {@link TraceStacks}: a stack keeps the
@@ -13,7 +14,7 @@ import { growU32, HASH_START, RunIndex } from './run-index.js';
  * list they come from (found by a hash of their frame numbers, no string per stack).
  */
 export class StackTable {
-  private ofAllocation: Uint32Array<ArrayBuffer>;
+  private ofAllocation: Uint32Array;
   /** Stack s (from 1; 0 is the empty stack) is run s - 1. */
   private readonly runs = new RunIndex(true);
   /** The most frames the stack being read can have (what {@link internFrame} keeps when it widens the runs). */
@@ -43,9 +44,9 @@ export class StackTable {
   private nextRaw = 0;
   private used = false;
 
-  /** `room`: allocations to make room for at once (more grow the table). */
+  /** `room`: allocations to make room for at once (more grow the table, in place: see columns.ts). */
   constructor(room = 1024) {
-    this.ofAllocation = new Uint32Array(room);
+    this.ofAllocation = newColumn(Uint32Array, room);
   }
 
   /** The stack of a frames list (0 when it has no user frame). */
@@ -197,7 +198,7 @@ export class StackTable {
 
   /** Records the stack of allocation `a`. */
   set(a: number, stack: number): void {
-    if (a >= this.ofAllocation.length) this.ofAllocation = growU32(this.ofAllocation, a + 1);
+    if (a >= this.ofAllocation.length) this.ofAllocation = growColumn(this.ofAllocation, Math.max(a + 1, this.ofAllocation.length * 2));
     this.ofAllocation[a] = stack;
     if (stack !== 0) this.used = true;
   }
@@ -205,8 +206,9 @@ export class StackTable {
   /** The table for `allocCount` allocations, or undefined when no allocation has a stack. */
   build(allocCount: number): TraceStacks | undefined {
     if (!this.used) return undefined;
-    const ofAllocation = new Uint32Array(allocCount);
-    ofAllocation.set(this.ofAllocation.subarray(0, Math.min(allocCount, this.ofAllocation.length)));
+    // A view of the column where it holds them all (no copy of hundreds of KB), zeros for those never set.
+    if (allocCount > this.ofAllocation.length) this.ofAllocation = growColumn(this.ofAllocation, allocCount);
+    const ofAllocation = fitted(this.ofAllocation, allocCount);
     const runs = this.runs;
     const runStart = new Uint32Array(runs.count + 2);
     runStart.set(runs.start.subarray(0, runs.count + 1), 1);
