@@ -194,7 +194,10 @@ export class TraceRows extends Decoded {
       return;
     }
     const has = code === KEY_ADDR ? HAS_ADDR : code === KEY_SIZE ? HAS_SIZE : HAS_STREAM;
-    (code === KEY_ADDR ? this.addr : code === KEY_SIZE ? this.size : this.stream)[k] = v;
+    const col = code === KEY_ADDR ? this.addr : code === KEY_SIZE ? this.size : this.stream;
+    // Zero over zero is not written: a column of streams that are all 0 (most snapshots' are) stays
+    // memory never touched, each page of it a fault saved (reading it maps the one page of zeros).
+    if (v !== 0 || col[k] !== 0) col[k] = v;
     this.flags[k] = ((this.flags[k] as number) | has) & ~(has << 3);
   }
 
@@ -265,7 +268,9 @@ export class TraceRows extends Decoded {
       }
       const minSize = a >= A_SEGMENT_ALLOC && a <= A_SEGMENT_UNMAP ? 1 : 0;
       if ((fl & (HAS_SIZE | BAD_SIZE)) !== HAS_SIZE || !isCount(size[k] as number, minSize)) throw new ReadAgain('a bad size');
-      if ((fl & HAS_STREAM) === 0) stream[k] = 0;
+      if ((fl & HAS_STREAM) === 0) {
+        if (stream[k] !== 0) stream[k] = 0;
+      }
       else if ((fl & BAD_STREAM) !== 0 || !isCount(stream[k] as number, 0)) throw new ReadAgain('a bad stream');
     }
     const plain = this.plainFrames;
