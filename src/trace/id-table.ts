@@ -52,6 +52,12 @@ export class IdTable {
   private keys = 0;
   /** direct[v]: the latest allocation of the decimal id v (see {@link decimalId}), or EMPTY. */
   private direct = new Int32Array(0);
+  /**
+   * Number mode, while allocation a's id is the number a for every a (tensors numbered in order, ids
+   * never reused): `direct` is then the identity, read without being stored (a table per id is
+   * memory, fresh pages, on the reading thread). The first other id stores it ({@link leaveIdentity}).
+   */
+  private identity = true;
   /** True once a decimal id went through the hash index (the direct table was too small for it). */
   private decimalsHashed = false;
   /** The largest decimal id in the direct table (-1: none). */
@@ -151,7 +157,7 @@ export class IdTable {
         prefix = this.prefixes.indexOf(buf, s, prefixEnd, false);
         if (prefix < 0) return EMPTY;
       }
-      const a = value < this.direct.length ? (this.direct[value] as number) : EMPTY;
+      const a = this.identity ? (value < this.length ? value : EMPTY) : value < this.direct.length ? (this.direct[value] as number) : EMPTY;
       return a !== EMPTY && (this.prefixOf ? (this.prefixOf[a] as number) : 0) === prefix ? a : EMPTY;
     }
     if (value >= 0) {
@@ -227,6 +233,7 @@ export class IdTable {
    * {@link NOT_SIMPLE} otherwise ({@link IdTable.lookup} and {@link IdTable.insert} then answer).
    */
   latestDecimal(value: number): number {
+    if (this.identity) return value < this.length ? value : value === this.length ? EMPTY : NOT_SIMPLE;
     if (this.values === null || this.prefixOf !== null || value >= this.direct.length) return NOT_SIMPLE;
     return this.direct[value] as number;
   }
@@ -236,16 +243,31 @@ export class IdTable {
    * something else than {@link NOT_SIMPLE} (and number mode's own insertion, the prefix set after).
    */
   addDecimal(value: number): number {
+    if (this.identity && value !== this.length) this.leaveIdentity();
     const a = this.length++;
     if (a >= (this.values as Uint32Array).length) this.reserve(Math.ceil((this.values as Uint32Array).length * 1.5) + 16);
     (this.values as Uint32Array)[a] = value;
-    this.direct[value] = a;
+    if (!this.identity) this.direct[value] = a;
     if (value > this.maxDirect) this.maxDirect = value;
     return a;
   }
 
+  /** Stores the identity that {@link identity} kept implicit: the direct table from now on. */
+  private leaveIdentity(): void {
+    this.identity = false;
+    const n = this.length;
+    const direct = new Int32Array(Math.max(n + 1, Math.ceil(n * 1.5), 1024));
+    for (let a = 0; a < n; a++) direct[a] = a;
+    direct.fill(EMPTY, n);
+    this.direct = direct;
+  }
+
   /** Number mode: adds the id as (prefix, number) and returns its allocation, or -1 when it cannot be held so. */
   private insertNumber(buf: Uint8Array, s: number, e: number, value: number): number {
+    if (this.identity) {
+      if (value === this.length) return this.addDecimal(value);
+      this.leaveIdentity();
+    }
     let prefix = 0;
     let v = value;
     if (v < 0) {
@@ -285,6 +307,7 @@ export class IdTable {
   private materialize(): void {
     const values = this.values;
     if (!values) return;
+    if (this.identity) this.leaveIdentity();
     const prefixOf = this.prefixOf;
     this.values = null;
     this.prefixOf = null;
@@ -370,7 +393,7 @@ export class IdTable {
    */
   reserve(allocations: number): void {
     if (allocations <= this.length) return;
-    if (this.maxDirect >= 0) {
+    if (this.maxDirect >= 0 && !this.identity) {
       // Decimal ids: the largest so far, scaled as the allocations are (ids numbered in order).
       const want = Math.min(Math.ceil(((this.maxDirect + 1) * allocations) / Math.max(1, this.length)), 4 * allocations + 65536);
       if (want > this.direct.length) this.resizeDirect(want);
