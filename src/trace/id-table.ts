@@ -357,6 +357,8 @@ export class IdTable extends IdArena {
   /** A table that reads the ids of a {@link IdTable.shareable} (it answers `get`, not lookups). */
   static reading(shared: SharedIds): IdTable {
     const t = new IdTable(16);
+    // No lookups here: the identity is not assumed of another table's ids.
+    t.identity = false;
     t.values = shared.values;
     t.prefixOf = shared.prefixOf;
     t.prefixes = IdPrefixes.of(shared.prefixes);
