@@ -98,6 +98,14 @@ describe('PyTorch snapshot: stacks written over the frames lists read directly',
     for (const a of [199, 201, 399]) expect(st.frames[st.frameRun[st.runStart[st.ofAllocation[a]! + 1]! - 1]!]).toBe(`/home/u/steps.py:${a}:step`);
   });
 
+  it('refuses to import a second time a trace read directly (its stacks were written over its lists, which gave their tables)', () => {
+    const file = write('twice.pickle', 50);
+    const { root, traces } = unpickleSnapshot(readFileSync(file), file, 0);
+    const plain = readWith(file, () => ({ root: unpickle(readFileSync(file), file) }));
+    expect(readWith(file, () => ({ root, traces }))).toEqual(plain);
+    expect(() => readWith(file, () => ({ root, traces }))).toThrow(/serve one import/);
+  });
+
   it('copies nothing over the lists where an alloc takes a list stored before a later alloc\'s (the stacks as the plain way)', () => {
     const file = write('out-of-order.pickle', 400, (trace) => {
       // A free whose frames come before its action: its list is stored (not known to be unneeded),

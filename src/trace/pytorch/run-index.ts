@@ -16,6 +16,8 @@ export class RunIndex {
   private hashes = new Int32Array(1024);
   /** Slot -> run + 1 (0: empty). */
   private slots = new Int32Array(1 << 12);
+  /** Whether the runs are final (see {@link close}): no run is added any more. */
+  private closed = false;
 
   /**
    * `narrow`: numbers are held in 16 bits until {@link widen} is called (before any number of 2^16 or
@@ -87,6 +89,30 @@ export class RunIndex {
     if (size > this.slots.length) this.rehashTo(size);
   }
 
+  /** No run is added from now on, and none looked up by content (its tables may go to another index: {@link takeTables}). */
+  close(): void {
+    this.closed = true;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * This index, empty and with its room made (see {@link reserveRuns}), takes the hash tables of
+   * `other` (closed) where they are as large, instead of its own: memory touched already rather than
+   * fresh (a few MB for a large snapshot, each page a fault to touch first). `other` keeps its runs.
+   */
+  takeTables(other: RunIndex): void {
+    if (!other.closed || this.count !== 0 || other.slots.length < this.slots.length || other.hashes.length < this.start.length) return;
+    // The run table as long as the hashes, as reserveRuns keeps them.
+    if (other.hashes.length > this.start.length) this.start = grown(this.start, other.hashes.length);
+    this.hashes = other.hashes;
+    this.slots = other.slots.fill(0);
+    other.hashes = new Int32Array(0);
+    other.slots = new Int32Array(0);
+  }
+
   /**
    * The run equal to the `n` numbers written at {@link end}: an existing one (the written numbers are
    * then dropped) or a new one made of them.
@@ -104,6 +130,7 @@ export class RunIndex {
    * Math.imul(h ^ x, 16777619)` for each number x (written out where the numbers are made).
    */
   addHashed(n: number, hash: number): number {
+    if (this.closed) throw new Error('a run added to an index closed');
     const s = this.end;
     const h = Math.imul(hash ^ n, 16777619);
     const slots = this.slots;

@@ -64,7 +64,10 @@ export interface DeviceTrace {
   stream: Float64Array;
   /** `time_us`, NaN where absent. */
   time: Float64Array;
-  /** The stack (in `stacks`) of entry k's frames. */
+  /**
+   * The stack (in `stacks`) of entry k's frames. A trace read directly (snapshot-unpickler.ts) has its
+   * stacks asked for by one table only (which may write them over its frames lists).
+   */
   stackOf(k: number, stacks: StackTable): number;
   /** Entries with actions this reader does not use (e.g. `user_defined` annotations), by action. */
   otherActions: Map<string, number>;

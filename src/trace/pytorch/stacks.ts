@@ -127,10 +127,15 @@ export class StackTable {
   /** Tables for the lists of `raw`, and whether their stacks are written over them (see {@link ofRaw}). */
   private begin(raw: RawFrameLists, ordered: boolean): void {
     if (this.inPlace) this.leaveInPlace();
+    // The lists serve one stack table: it may write the stacks over them, and takes their hash tables.
+    if (raw.runs.isClosed) throw new Error('the frames lists of a snapshot read directly serve one import');
+    raw.runs.close();
     this.rawLists = raw;
     this.rawStack = new Int32Array(raw.runs.count).fill(-1);
     this.rawFrameCode = new Int32Array(raw.objects.length).fill(-1);
     this.runs.reserveRuns(this.runs.count + raw.runs.count);
+    // The raw lists are all read: their hash tables, no longer looked up (closed), serve the stacks.
+    this.runs.takeTables(raw.runs);
     const runs = this.runs;
     if (ordered && runs.end === 0 && runs.data instanceof Uint16Array && raw.runs.data instanceof Uint16Array) {
       runs.adopt(raw.runs.data);
