@@ -210,8 +210,8 @@ export class TraceBuilder extends BuildProblems {
     const freedAt = this.freeEvent[prev < 0 ? 0 : prev] as number;
     const stillLive = freedAt === -1;
     // The allocation tables full: `addAllocId` grows them (seldom, and so not here: see `stillLive`).
-    if (prev === NOT_SIMPLE || (prev >= 0 && stillLive) || this.align !== null || this.allocs >= this.allocCap) return false;
-    const i = this.push(OP_ALLOC, sizeBytes, step, 0, 0, NaN, line);
+    if (prev === NOT_SIMPLE || (prev >= 0 && stillLive) || !this.plainColumns() || this.allocs >= this.allocCap) return false;
+    const i = this.pushPlain(OP_ALLOC, sizeBytes, step, line);
     const a = this.ids.addDecimal(value);
     this.allocs = a + 1;
     this.alloc[i] = a;
@@ -235,9 +235,23 @@ export class TraceBuilder extends BuildProblems {
    */
   addDecimalFree(value: number, step: number, line: number): boolean {
     const a = this.ids.latestDecimal(value);
-    if (a < 0 || this.freeEvent[a] !== -1) return false;
-    this.addFreeOf(a, step, -1, NaN, line);
+    if (a < 0 || this.freeEvent[a] !== -1 || !this.plainColumns()) return false;
+    const sizeBytes = this.size[this.allocEvent[a] as number] as number;
+    const i = this.pushPlain(OP_FREE, sizeBytes, step, line);
+    this.alloc[i] = a;
+    this.freeEvent[a] = i;
+    this.live -= sizeBytes;
+    this.liveAllocs--;
+    this.frees++;
     return true;
+  }
+
+  /**
+   * No stream, tag, time or alignment column: the events of {@link addDecimalAlloc} and
+   * {@link addDecimalFree} need none of them written.
+   */
+  private plainColumns(): boolean {
+    return this.stream === null && this.tag === null && this.time === null && this.align === null;
   }
 
   /**
@@ -335,6 +349,22 @@ export class TraceBuilder extends BuildProblems {
   }
 
   private push(op: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
+    const i = this.pushPlain(op, sizeBytes, step, line);
+    if (stream !== 0 && !this.stream) this.stream = newColumn(Float64Array, this.cap, this.reserve);
+    if (this.stream) this.stream[i] = stream;
+    if (tagIndex !== 0 && !this.tag) this.tag = newColumn(Uint32Array, this.cap, this.reserve);
+    if (this.tag) this.tag[i] = tagIndex;
+    if (time === time && !this.time) this.time = newColumn(Float64Array, this.cap, this.reserve).fill(NaN, 0, i);
+    if (this.time) this.time[i] = time;
+    return i;
+  }
+
+  /**
+   * {@link push} of an event with no stream, tag or time, where the trace has no such column (the
+   * reading loop of the usual CSV header calls it: a shorter body for V8 to compile into that loop,
+   * which it compiles more than once while it tiers up).
+   */
+  private pushPlain(op: number, sizeBytes: number, step: number, line: number): number {
     const i = this.n++;
     if (i >= this.cap) this.growEvents();
     if (i === this.nextCall) this.called();
@@ -355,12 +385,6 @@ export class TraceBuilder extends BuildProblems {
       this.line = this.materialiseLines(i);
       this.line[i] = line;
     }
-    if (stream !== 0 && !this.stream) this.stream = newColumn(Float64Array, this.cap, this.reserve);
-    if (this.stream) this.stream[i] = stream;
-    if (tagIndex !== 0 && !this.tag) this.tag = newColumn(Uint32Array, this.cap, this.reserve);
-    if (this.tag) this.tag[i] = tagIndex;
-    if (time === time && !this.time) this.time = newColumn(Float64Array, this.cap, this.reserve).fill(NaN, 0, i);
-    if (this.time) this.time[i] = time;
     return i;
   }
 

@@ -70,6 +70,15 @@ export class TraceChecker extends TraceBuilder {
     // nothing is stored per event
   }
 
+  /** Every event takes the general path here ({@link addAllocId}, {@link addFreeId}): none is stored. */
+  override addDecimalAlloc(): boolean {
+    return false;
+  }
+
+  override addDecimalFree(): boolean {
+    return false;
+  }
+
   override addAllocId(buf: Uint8Array, s: number, e: number, _value: number, sizeBytes: number, step: number, _stream: number, _tag: number, time: number, line: number): number {
     const h = hashBytes(buf, s, e);
     const slot = this.liveIds.find(buf, s, e, h);

@@ -82,7 +82,7 @@ export function columnOf<T extends Numeric>(col: T, length: number): T {
  * A typed array of `count` entries: a view when it grew in place or little is unused (room not
  * written costs nothing then), else a copy that frees the rest.
  */
-export function fitted<T extends Uint8Array | Uint32Array | Int32Array>(a: T, count: number): T {
+export function fitted<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(a: T, count: number): T {
   return growsInPlace(a, count) || (a.length - count) * 8 <= a.length ? columnOf(a, count) : (a.slice(0, count) as T);
 }
 

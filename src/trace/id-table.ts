@@ -12,20 +12,13 @@
 
 import { fitted, grown, newColumn } from './columns.js';
 import { decimalId, NOT_DECIMAL, writeDecimal } from './id-decimal.js';
+import { EMPTY, hashBytes, IdArena } from './id-arena.js';
 import { IdPrefixes, prefixedNumber, prefixEnd } from './id-prefix.js';
 
-export { decimalId, NOT_DECIMAL, writeDecimal };
+export { decimalId, hashBytes, NOT_DECIMAL, writeDecimal };
 
-const EMPTY = -1;
 /** {@link IdTable.latestDecimal}: the ids so far, or this one, need the general path. */
 export const NOT_SIMPLE = -2;
-
-/** FNV-1a over bytes [s, e). */
-export function hashBytes(buf: Uint8Array, s: number, e: number): number {
-  let h = 0x811c9dc5;
-  for (let i = s; i < e; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
-  return h | 0;
-}
 
 /**
  * The ids of a trace's allocations, indexed by allocation number.
@@ -35,42 +28,31 @@ export function hashBytes(buf: Uint8Array, s: number, e: number): number {
  * is stored as that number (4 bytes) and a prefix index (1 byte, when there are prefixes); the first
  * other id moves them all to the byte arena, and the prefixed ones to the hash index.
  */
-export class IdTable {
+export class IdTable extends IdArena {
   /** Number mode: the id of each allocation as a number; null once ids are kept as bytes. */
   private values: Uint32Array | null;
   /** Number mode: each allocation's prefix index, or null while every id is a plain number. */
   private prefixOf: Uint8Array | null = null;
   private prefixes = new IdPrefixes();
-  private bytes: Uint8Array = new Uint8Array(0);
-  private view: Buffer = Buffer.alloc(0);
-  private used = 0;
-  /** offs[a] is where id a starts; offs[a + 1] where it ends. */
-  private offs: Uint32Array = new Uint32Array(0);
-  private hashes: Int32Array = new Int32Array(0);
-  private slots = new Int32Array(1 << 11).fill(EMPTY);
-  private mask = (1 << 11) - 1;
-  private keys = 0;
   /** direct[v]: the latest allocation of the decimal id v (see {@link decimalId}), or EMPTY. */
   private direct = new Int32Array(0);
+  /**
+   * Number mode, while allocation a's id is the number a for every a (tensors numbered in order, ids
+   * never reused): `direct` is then the identity, read without being stored (a table per id is
+   * memory, fresh pages, on the reading thread). The first other id stores it ({@link leaveIdentity}).
+   */
+  private identity = true;
   /** True once a decimal id went through the hash index (the direct table was too small for it). */
   private decimalsHashed = false;
   /** The largest decimal id in the direct table (-1: none). */
   private maxDirect = -1;
-  /** Slot of the last {@link IdTable.find}, reused by an {@link IdTable.add} of the same key. */
-  private lastSlot = -1;
   /** Whether the last {@link IdTable.lookup} probed the hash index, and with which hash. */
   private probed = false;
   private probedHash = 0;
-  /** Allocations from this one on were added by {@link IdTable.appendNew} and are not in the hash index yet (-1: none). */
-  private unindexedFrom = -1;
-  /** Number of allocations. */
-  length = 0;
-  /** Allocations the columns reserve room for (address space only, see columns.ts). */
-  private readonly reserveAllocs: number;
 
   /** @param reserveAllocs how many allocations to reserve room for (a larger table copies once more). */
   constructor(reserveAllocs = 2 ** 26) {
-    this.reserveAllocs = reserveAllocs;
+    super(reserveAllocs);
     this.values = newColumn(Uint32Array, 1 << 10, reserveAllocs);
   }
 
@@ -151,7 +133,7 @@ export class IdTable {
         prefix = this.prefixes.indexOf(buf, s, prefixEnd, false);
         if (prefix < 0) return EMPTY;
       }
-      const a = value < this.direct.length ? (this.direct[value] as number) : EMPTY;
+      const a = this.identity ? (value < this.length ? value : EMPTY) : value < this.direct.length ? (this.direct[value] as number) : EMPTY;
       return a !== EMPTY && (this.prefixOf ? (this.prefixOf[a] as number) : 0) === prefix ? a : EMPTY;
     }
     if (value >= 0) {
@@ -202,31 +184,13 @@ export class IdTable {
     return this.append(buf, s, e, 0);
   }
 
-  /** Puts the ids added by {@link IdTable.appendNew} in the hash index, in order (each one is new). */
-  private indexAll(): void {
-    const from = this.unindexedFrom;
-    this.unindexedFrom = -1;
-    for (let a = from; a < this.length; a++) {
-      const s = this.offs[a] as number;
-      const e = this.offs[a + 1] as number;
-      const h = hashBytes(this.bytes, s, e);
-      this.hashes[a] = h;
-      const slot = this.slotOf(this.bytes, s, e, h);
-      if (this.slots[slot] === EMPTY && ++this.keys * 2 > this.slots.length) {
-        this.slots[slot] = a;
-        this.rehash();
-      } else {
-        this.slots[slot] = a;
-      }
-    }
-  }
-
   /**
    * The latest allocation of the decimal id `value` (its {@link decimalId}, at least 0), or -1 when
    * there is none, while every id so far is a plain decimal number and `value` fits the direct table;
    * {@link NOT_SIMPLE} otherwise ({@link IdTable.lookup} and {@link IdTable.insert} then answer).
    */
   latestDecimal(value: number): number {
+    if (this.identity) return value < this.length ? value : value === this.length ? EMPTY : NOT_SIMPLE;
     if (this.values === null || this.prefixOf !== null || value >= this.direct.length) return NOT_SIMPLE;
     return this.direct[value] as number;
   }
@@ -236,16 +200,31 @@ export class IdTable {
    * something else than {@link NOT_SIMPLE} (and number mode's own insertion, the prefix set after).
    */
   addDecimal(value: number): number {
+    if (this.identity && value !== this.length) this.leaveIdentity();
     const a = this.length++;
     if (a >= (this.values as Uint32Array).length) this.reserve(Math.ceil((this.values as Uint32Array).length * 1.5) + 16);
     (this.values as Uint32Array)[a] = value;
-    this.direct[value] = a;
+    if (!this.identity) this.direct[value] = a;
     if (value > this.maxDirect) this.maxDirect = value;
     return a;
   }
 
+  /** Stores the identity that {@link identity} kept implicit: the direct table from now on. */
+  private leaveIdentity(): void {
+    this.identity = false;
+    const n = this.length;
+    const direct = new Int32Array(Math.max(n + 1, Math.ceil(n * 1.5), 1024));
+    for (let a = 0; a < n; a++) direct[a] = a;
+    direct.fill(EMPTY, n);
+    this.direct = direct;
+  }
+
   /** Number mode: adds the id as (prefix, number) and returns its allocation, or -1 when it cannot be held so. */
   private insertNumber(buf: Uint8Array, s: number, e: number, value: number): number {
+    if (this.identity) {
+      if (value === this.length) return this.addDecimal(value);
+      this.leaveIdentity();
+    }
     let prefix = 0;
     let v = value;
     if (v < 0) {
@@ -285,6 +264,7 @@ export class IdTable {
   private materialize(): void {
     const values = this.values;
     if (!values) return;
+    if (this.identity) this.leaveIdentity();
     const prefixOf = this.prefixOf;
     this.values = null;
     this.prefixOf = null;
@@ -316,50 +296,13 @@ export class IdTable {
     }
   }
 
-  /** Stores the bytes of a new allocation's id; returns its number. */
-  private append(buf: Uint8Array, s: number, e: number, h: number): number {
-    const a = this.length++;
-    const n = e - s;
-    if (this.used + n > this.bytes.length) {
-      this.bytes = grown(this.bytes.length === 0 ? newColumn(Uint8Array, 1 << 12, this.reserveAllocs * 12) : this.bytes, this.used + n, this.reserveAllocs * 12);
-      this.view = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
-    }
-    const bytes = this.bytes;
-    const at = this.used;
-    for (let k = 0; k < n; k++) bytes[at + k] = buf[s + k] as number;
-    if (a + 2 > this.offs.length) this.offs = grown(this.offs, a + 2, this.reserveAllocs + 1);
-    if (a + 1 > this.hashes.length) this.hashes = grown(this.hashes, a + 1, this.reserveAllocs);
-    this.offs[a] = at;
-    this.used = at + n;
-    this.offs[a + 1] = this.used;
-    this.hashes[a] = h;
-    return a;
-  }
-
-  /** The latest allocation whose id is bytes [s, e) of `buf`, or -1 (hash index only). */
-  find(buf: Uint8Array, s: number, e: number, h: number): number {
-    if (this.unindexedFrom >= 0) this.indexAll();
-    const slot = this.slotOf(buf, s, e, h);
-    this.lastSlot = slot;
-    return this.slots[slot] as number;
-  }
-
   /**
    * Adds an allocation with the id in bytes [s, e) of `buf` to the hash index; it becomes that id's
    * latest. When the last call was a `find` of the same key, pass `afterFind` to skip a second probe.
    */
   add(buf: Uint8Array, s: number, e: number, h: number, afterFind = false): number {
     this.materialize();
-    if (this.unindexedFrom >= 0) this.indexAll();
-    const a = this.append(buf, s, e, h);
-    const slot = afterFind ? this.lastSlot : this.slotOf(buf, s, e, h);
-    if (this.slots[slot] === EMPTY) {
-      this.slots[slot] = a;
-      if (++this.keys * 2 > this.slots.length) this.rehash();
-    } else {
-      this.slots[slot] = a;
-    }
-    return a;
+    return this.addHashed(buf, s, e, h, afterFind);
   }
 
   /**
@@ -370,7 +313,7 @@ export class IdTable {
    */
   reserve(allocations: number): void {
     if (allocations <= this.length) return;
-    if (this.maxDirect >= 0) {
+    if (this.maxDirect >= 0 && !this.identity) {
       // Decimal ids: the largest so far, scaled as the allocations are (ids numbered in order).
       const want = Math.min(Math.ceil(((this.maxDirect + 1) * allocations) / Math.max(1, this.length)), 4 * allocations + 65536);
       if (want > this.direct.length) this.resizeDirect(want);
@@ -390,41 +333,6 @@ export class IdTable {
         this.view = Buffer.from(this.bytes.buffer, 0, this.bytes.length);
       }
     }
-  }
-
-  private slotOf(buf: Uint8Array, s: number, e: number, h: number): number {
-    const slots = this.slots;
-    const mask = this.mask;
-    const n = e - s;
-    let i = h & mask;
-    for (;;) {
-      const a = slots[i] as number;
-      if (a === EMPTY) return i;
-      if (this.hashes[a] === h) {
-        const o = this.offs[a] as number;
-        if ((this.offs[a + 1] as number) - o === n) {
-          let k = 0;
-          const bytes = this.bytes;
-          while (k < n && bytes[o + k] === buf[s + k]) k++;
-          if (k === n) return i;
-        }
-      }
-      i = (i + 1) & mask;
-    }
-  }
-
-  private rehash(): void {
-    const size = this.slots.length * 2;
-    const slots = new Int32Array(size).fill(EMPTY);
-    const mask = size - 1;
-    for (const a of this.slots) {
-      if (a === EMPTY) continue;
-      let i = (this.hashes[a] as number) & mask;
-      while (slots[i] !== EMPTY) i = (i + 1) & mask;
-      slots[i] = a;
-    }
-    this.slots = slots;
-    this.mask = mask;
   }
 
   /**
@@ -449,6 +357,8 @@ export class IdTable {
   /** A table that reads the ids of a {@link IdTable.shareable} (it answers `get`, not lookups). */
   static reading(shared: SharedIds): IdTable {
     const t = new IdTable(16);
+    // No lookups here: the identity is not assumed of another table's ids.
+    t.identity = false;
     t.values = shared.values;
     t.prefixOf = shared.prefixOf;
     t.prefixes = IdPrefixes.of(shared.prefixes);

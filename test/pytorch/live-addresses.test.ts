@@ -12,10 +12,11 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('alloc' as const), addr: address, a: fc.nat(1000) }),
   fc.record({ kind: fc.constant('free' as const), addr: address }),
   fc.record({ kind: fc.constant('get' as const), addr: address }),
+  fc.record({ kind: fc.constant('expect' as const), n: fc.nat(5000) }),
 );
 
 describe('live addresses', () => {
-  it('property: the live allocation and the count of allocations per address, as two Maps keep them, through growth', () => {
+  it('property: the live allocation and the count of allocations per address, as two Maps keep them, through growth (and room made ahead)', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 1, maxLength: 3000 }), fc.constantFrom(1, 600), (ops, expected) => {
         const t = new LiveAddresses(expected);
@@ -37,6 +38,8 @@ describe('live addresses', () => {
               t.setLive(i, -1);
             }
             live.delete(o.addr);
+          } else if (o.kind === 'expect') {
+            t.expect(o.n);
           } else {
             expect(t.liveAt(o.addr)).toBe(live.get(o.addr) ?? -1);
           }

@@ -43,6 +43,41 @@ describe('id table', () => {
     );
   });
 
+  it('ids numbered as allocated keep no index until one is not, through both paths (fast-check against a Map)', () => {
+    // Mostly the next number (the identity), then a reuse, a jump, a prefix or text now and then.
+    const step = fc.oneof(
+      { weight: 8, arbitrary: fc.constant('next') },
+      { weight: 1, arbitrary: fc.integer({ min: 0, max: 40 }).map(String) },
+      { weight: 1, arbitrary: fc.constantFrom('w3', 'x', '100000') },
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 120 }), fc.boolean(), (steps, short) => {
+        const t = new IdTable();
+        const model = new Map<string, number>();
+        let next = 0;
+        for (const st of steps) {
+          const s = st === 'next' ? String(next) : st;
+          const b = enc.encode(s);
+          const v = decimalId(b, 0, b.length);
+          const latest = v >= 0 ? t.latestDecimal(v) : -2;
+          // The short path's answer, when it gives one, is the lookup's.
+          if (latest !== -2) expect(latest).toBe(model.get(s) ?? -1);
+          expect(t.lookup(b, 0, b.length)).toBe(model.get(s) ?? -1);
+          const a = short && latest !== -2 ? t.addDecimal(v) : t.insert(b, 0, b.length, v, true);
+          expect(a).toBe(model.size === 0 ? 0 : Math.max(...model.values()) + 1);
+          model.set(s, a);
+          if (st === 'next') next = a + 1;
+        }
+        expect(t.toArray().length).toBe(Math.max(0, ...[...model.values()].map((a) => a + 1)));
+        for (const [s, a] of model) {
+          const b = enc.encode(s);
+          expect(t.lookup(b, 0, b.length)).toBe(a);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('keeps prefixed numbers as numbers while no number has two prefixes', () => {
     const t = new IdTable();
     const ids = ['a1', 'g2', 'a3', '4', 'w5', 'a1'];

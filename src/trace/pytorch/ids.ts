@@ -1,6 +1,6 @@
 /** Allocation ids and per-allocation records of the snapshot importer. */
 
-import { grown } from '../../util/typed-arrays.js';
+import { growColumn, newColumn } from '../columns.js';
 
 const HEX_DIGITS = [0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66];
 
@@ -43,7 +43,10 @@ export class IdWriter {
   }
 }
 
-/** Per-allocation records, grown as allocations are added. */
+/**
+ * Per-allocation records, grown as allocations are added: columns that grow in place (see
+ * columns.ts), so that the recorded history takes views of them (`fitted`) rather than copies.
+ */
 export class AllocationRecords {
   address: Float64Array;
   allocated: Float64Array;
@@ -51,15 +54,15 @@ export class AllocationRecords {
 
   /** `room`: allocations to make room for at once (more grow the tables). */
   constructor(room = 1024) {
-    this.address = new Float64Array(room);
-    this.allocated = new Float64Array(room);
+    this.address = newColumn(Float64Array, room);
+    this.allocated = newColumn(Float64Array, room);
   }
 
   set(a: number, address: number, bytes: number): void {
     if (a >= this.address.length) {
       const n = Math.max(a + 1, this.address.length * 2);
-      this.address = grown(this.address, n);
-      this.allocated = grown(this.allocated, n);
+      this.address = growColumn(this.address, n);
+      this.allocated = growColumn(this.allocated, n);
     }
     this.address[a] = address;
     this.allocated[a] = bytes;

@@ -4,6 +4,7 @@ import type { RecordedBlock, RecordedHistory, RecordedOom, RecordedSegment, Reco
 import { chooseDevice } from './device.js';
 import { AllocationRecords, IdWriter } from './ids.js';
 import { grown } from '../../util/typed-arrays.js';
+import { fitted } from '../columns.js';
 import { LiveAddresses } from './live-addresses.js';
 import { StackTable } from './stacks.js';
 import { describe, type FinalCheck } from './notes.js';
@@ -49,8 +50,8 @@ export function importSnapshot(snap: Snapshot, file: string, builder: TraceBuild
   builder.stacks = conv.stacks.build(conv.records.count);
   const recorded: RecordedHistory = {
     allocator: 'pytorch-caching',
-    address: conv.records.address.slice(0, conv.records.count),
-    allocatedBytes: conv.records.allocated.slice(0, conv.records.count),
+    address: fitted(conv.records.address, conv.records.count),
+    allocatedBytes: fitted(conv.records.allocated, conv.records.count),
     segmentEvents: conv.segmentEvents,
     initialSegments: conv.initialSegments,
     finalSegments: finals.map((s) => finalSegment(s, conv.live)),

@@ -50,8 +50,13 @@ export class LiveAddresses {
     // A new column rather than zeros written over pages never written (see resize).
     this.made = new Uint32Array(this.mask + 1);
     this.liveAddresses = 0;
+    this.expect(this.count + more);
+  }
+
+  /** Room for `n` addresses in all without growing: one table of that size now, instead of doublings. */
+  expect(n: number): void {
     let size = this.mask + 1;
-    while ((this.count + more) * 4 > size * 3) size *= 2;
+    while (n * 4 > size * 3) size *= 2;
     if (size > this.mask + 1) this.resize(size);
   }
 

@@ -1,6 +1,6 @@
 import type { PickleDict, PickleValue } from './pickle-value.js';
 import { HASH_START, RunIndex } from './run-index.js';
-import { grown } from '../../util/typed-arrays.js';
+import { growColumn } from '../columns.js';
 import type { FileWindow } from './file-window.js';
 
 /**
@@ -65,10 +65,10 @@ export const STORED_LIST: Decoded = new StoredList();
  * from the list's frames in order, so lists with the same frames have the same stack (StackTable.ofRaw).
  */
 export class RawFrameLists {
-  readonly runs = new RunIndex(true);
+  readonly runs = new RunIndex(true, true);
   readonly objects: (PickleDict | null)[] = [null];
   /** Frame number + 1 of the dict in each memo entry that {@link appendRun} met (0: not known). */
-  private byMemo: Int32Array<ArrayBuffer> = new Int32Array(0);
+  private byMemo: Int32Array = new Int32Array(0);
   /** The list being filled (its elements are after the stored lists), or null. */
   private open: FramesList | null = null;
   /** How many times a memo entry that held a known frame was stored again (see {@link skip}). */
@@ -78,10 +78,10 @@ export class RawFrameLists {
    * bytes and memo state (as in {@link FramesList}) are entry k of the skipped ones (one slot per
    * skipped list, not per memo index).
    */
-  private storedRaw = new Int32Array(0);
-  private skippedFrom = new Int32Array(0);
-  private skippedTo = new Int32Array(0);
-  private skippedStamp = new Uint32Array(0);
+  private storedRaw: Int32Array = new Int32Array(0);
+  private skippedFrom: Int32Array = new Int32Array(0);
+  private skippedTo: Int32Array = new Int32Array(0);
+  private skippedStamp: Uint32Array = new Uint32Array(0);
   private skippedCount = 0;
   /** The pickle (or the part held now, from file offset `base`) and memo of the skipped lists, to read them when they are needed after all. */
   private buf: Uint8Array = new Uint8Array(0);
@@ -101,14 +101,14 @@ export class RawFrameLists {
     // that would have run too rarely to have type feedback, whose first run throws the optimized
     // code away. Pages never written cost no memory.
     const indices = Math.floor(totalBytes / 16);
-    if (indices > this.byMemo.length) this.byMemo = grow(this.byMemo, new Int32Array(indices));
-    if (indices > this.storedRaw.length) this.storedRaw = grow(this.storedRaw, new Int32Array(indices));
+    if (indices > this.byMemo.length) this.byMemo = grow(this.byMemo, indices);
+    if (indices > this.storedRaw.length) this.storedRaw = grow(this.storedRaw, indices);
     // And for a skipped list per 256 bytes (real ones take hundreds), not grown by copies as they come.
     const skipped = Math.floor(totalBytes / 256);
     if (skipped > this.skippedFrom.length) {
-      this.skippedFrom = grow(this.skippedFrom, new Int32Array(skipped));
-      this.skippedTo = grow(this.skippedTo, new Int32Array(skipped));
-      this.skippedStamp = grow(this.skippedStamp, new Uint32Array(skipped));
+      this.skippedFrom = grow(this.skippedFrom, skipped);
+      this.skippedTo = grow(this.skippedTo, skipped);
+      this.skippedStamp = grow(this.skippedStamp, skipped);
     }
   }
 
@@ -295,8 +295,8 @@ export class RawFrameLists {
     }
   }
 
-  private growKnown(n: number): Int32Array<ArrayBuffer> {
-    return (this.byMemo = grown(this.byMemo, Math.max(n, this.byMemo.length * 2)));
+  private growKnown(n: number): Int32Array {
+    return (this.byMemo = grow(this.byMemo, Math.max(n, this.byMemo.length * 2)));
   }
 
   /** A frame number for an element that has none yet (0 for one that is not a dict). */
@@ -314,16 +314,16 @@ export class RawFrameLists {
    * that made it, holds {@link STORED_LIST} from now on; the list object is let go.
    */
   store(i: number, list: FramesList): void {
-    if (i >= this.storedRaw.length) this.storedRaw = grow(this.storedRaw, new Int32Array(Math.max(i + 1, this.storedRaw.length * 2, 1024)));
+    if (i >= this.storedRaw.length) this.storedRaw = grow(this.storedRaw, Math.max(i + 1, this.storedRaw.length * 2, 1024));
     if (list.raw >= 0) {
       this.storedRaw[i] = list.raw;
     } else {
       const k = this.skippedCount++;
       if (k === this.skippedFrom.length) {
         const n = Math.max(1024, k * 2);
-        this.skippedFrom = grow(this.skippedFrom, new Int32Array(n));
-        this.skippedTo = grow(this.skippedTo, new Int32Array(n));
-        this.skippedStamp = grow(this.skippedStamp, new Uint32Array(n));
+        this.skippedFrom = grow(this.skippedFrom, n);
+        this.skippedTo = grow(this.skippedTo, n);
+        this.skippedStamp = grow(this.skippedStamp, n);
       }
       this.skippedFrom[k] = list.skipFrom;
       this.skippedTo[k] = list.skipTo;
@@ -374,8 +374,11 @@ export class RawFrameLists {
   }
 }
 
-/** `b` holding `a` at its start (a grown copy of `a`). */
-function grow<T extends Int32Array | Uint32Array>(a: T, b: T): T {
-  b.set(a);
-  return b;
+/**
+ * `a` with room for `n` entries (more than it has), its entries kept: grown in place in a growable
+ * shared buffer (see columns.ts), which the runtime does not count as this thread's memory (tables of
+ * tens of MB made at once would set off garbage collections).
+ */
+function grow<T extends Int32Array | Uint32Array>(a: T, n: number): T {
+  return growColumn(a, n);
 }

@@ -92,6 +92,23 @@ function stateAt(seen: LiveAddresses, i: number): number {
   return i < 0 ? -1 : seen.liveIn(i) >= 0 ? LIVE : TOUCHED;
 }
 
+/** Allocs after which {@link expectDistinct} looks at how many addresses they named. */
+const DISTINCT_SAMPLE = 4096;
+
+/**
+ * After the first {@link DISTINCT_SAMPLE} allocs (entry `k` the last of them): where nearly every one
+ * named an address of its own (a trace of many distinct addresses, not a caching allocator's few
+ * reused ones), room in `seen` for an address per alloc still to come, made at once: each doubling
+ * of a table of hundreds of thousands of addresses is a new one in fresh memory, and rehashing it.
+ */
+function expectDistinct(seen: LiveAddresses, t: DeviceTrace, k: number): void {
+  if (seen.size * 10 < DISTINCT_SAMPLE * 9) return;
+  const action = t.action;
+  let more = 0;
+  for (let j = k + 1; j < t.length; j++) if (action[j] === A_ALLOC) more++;
+  seen.expect(seen.size + more);
+}
+
 /**
  * Which allocations were live when the window opened: frees whose alloc is not in the window, and
  * active blocks of the final segments that the window never touched.
@@ -104,10 +121,12 @@ function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems:
   // allocation, 0, lives there in the table; TOUCHED: none does.)
   const seen = new LiveAddresses();
   const out: InitialAllocation[] = [];
+  let allocs = 0;
   for (let k = 0; k < t.length; k++) {
     const a = t.action[k];
     if (a === A_ALLOC) {
       seen.setLive(seen.slot(t.addr[k] as number), 0);
+      if (++allocs === DISTINCT_SAMPLE) expectDistinct(seen, t, k);
     } else if (a === A_FREE_COMPLETED) {
       const addr = t.addr[k] as number;
       // Freed after its alloc in the window, or a second free: either way, touched.

@@ -4,21 +4,31 @@
  * frames lists of a snapshot (frame numbers) and for the stacks (interned frame numbers).
  */
 import { grown } from '../../util/typed-arrays.js';
+import { growColumn, newColumn } from '../columns.js';
 export class RunIndex {
   /**
    * The numbers of the runs: 16-bit while every number written is below 2^16 (half the memory, and
    * each page of a table of tens of MB costs a page fault to touch first), else 32-bit (see {@link widen}).
    */
-  data: Uint16Array<ArrayBuffer> | Uint32Array<ArrayBuffer>;
+  data: Uint16Array | Uint32Array;
   start = new Uint32Array(1024);
   count = 0;
   private hashes = new Int32Array(1024);
   /** Slot -> run + 1 (0: empty). */
   private slots = new Int32Array(1 << 12);
 
-  /** `narrow`: numbers are held in 16 bits until {@link widen} is called (before any number of 2^16 or more is written). */
-  constructor(narrow = false) {
-    this.data = narrow ? new Uint16Array(1 << 12) : new Uint32Array(1 << 12);
+  /**
+   * `narrow`: numbers are held in 16 bits until {@link widen} is called (before any number of 2^16 or
+   * more is written). `shared`: {@link data} grows in place in a growable SharedArrayBuffer (see
+   * columns.ts), so that a view of it can be kept whatever room is left unwritten, and goes to another
+   * thread without a copy.
+   */
+  constructor(
+    narrow = false,
+    private readonly shared = false,
+  ) {
+    if (narrow) this.data = shared ? newColumn(Uint16Array, 1 << 12) : new Uint16Array(1 << 12);
+    else this.data = shared ? newColumn(Uint32Array, 1 << 12) : new Uint32Array(1 << 12);
   }
 
   /**
@@ -27,9 +37,28 @@ export class RunIndex {
    */
   widen(used: number): void {
     if (!(this.data instanceof Uint16Array)) return;
-    const data = new Uint32Array(this.data.length);
+    const data = this.shared ? newColumn(Uint32Array, this.data.length) : new Uint32Array(this.data.length);
     data.set(this.data.subarray(0, used));
     this.data = data;
+  }
+
+  /** The numbers are `data` from now on (another index's, whose runs it writes over: see StackTable.ofRaw). */
+  adopt(data: Uint16Array | Uint32Array): void {
+    this.data = data;
+  }
+
+  /** The numbers of the runs stored, copied into an array of their own with room for `n` in all. */
+  detach(n: number): void {
+    const end = this.end;
+    const data = this.data instanceof Uint16Array ? new Uint16Array(Math.max(n, end)) : new Uint32Array(Math.max(n, end));
+    data.set(this.data.subarray(0, end));
+    this.data = data;
+  }
+
+  /** Whether a view of the stored runs keeps no more memory than they take (see {@link shared}). */
+  get viewable(): boolean {
+    const b = this.data.buffer;
+    return (b instanceof SharedArrayBuffer && (b as SharedArrayBuffer & { growable: boolean }).growable) || this.data.length - this.end <= this.end >> 3;
   }
 
   /** The end of the stored runs: a new run is written from here (see {@link add}). */
@@ -39,7 +68,9 @@ export class RunIndex {
 
   /** Makes room for data up to `n` entries. */
   reserve(n: number): void {
-    if (n > this.data.length) this.data = grown(this.data, Math.max(n, this.data.length * 2));
+    if (n <= this.data.length) return;
+    const length = Math.max(n, this.data.length * 2);
+    this.data = this.shared ? growColumn(this.data, length, this.data.length, length * 2) : grown(this.data, length);
   }
 
   /**

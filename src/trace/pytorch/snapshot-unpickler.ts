@@ -1,5 +1,5 @@
 import { setItem } from './pickle-machine.js';
-import { EntryReader } from './entry-reader.js';
+import { BatchReader } from './entry-batches.js';
 import { unpickle } from './pickle.js';
 import { dictSet, type PickleDict, type PickleValue } from './pickle-value.js';
 import { Decoded, FramesList, ReadAgain, STORED_LIST } from './raw-frames.js';
@@ -46,14 +46,11 @@ export function unpickleSnapshot(buf: Uint8Array, file: string, minDirectBytes =
  * MARK of a trace list), as CPython's pickler writes them. A decoded container that reaches plain
  * data (a tuple, a plain list or dict, another key) or is referenced twice makes the file be read again.
  */
-export class SnapshotUnpickler extends EntryReader {
+export class SnapshotUnpickler extends BatchReader {
   private root: PickleDict | undefined;
   private deviceTraces: DeviceTraces | undefined;
-  /** Stack index of the last entry begun. */
-  private entryAt = -1;
-  /** The file's size, and the position in {@link buf} past which the window moves on (the end of `buf`: the whole input is held). */
+  /** The file's size. */
   private readonly totalBytes: number;
-  private limit: number;
 
   /** `window`: the file held in part (`buf`: its bytes now; see file-window.ts), else `buf` is the whole input. */
   constructor(buf: Uint8Array, file: string, private readonly window?: FileWindow) {
@@ -142,7 +139,10 @@ export class SnapshotUnpickler extends EntryReader {
           // EMPTY_DICT; a trace entry is read in one go where it can be.
           const d = this.newDict();
           stack.push(d);
-          if (d instanceof Entry) pos = this.entries(d.rows, pos);
+          if (d instanceof Entry) {
+            pos = this.entries(d.rows, pos);
+            if (this.entriesHeld > 0) pos = this.afterBatch(d.rows, pos);
+          }
           break;
         }
         case 0x5d: // EMPTY_LIST
@@ -228,32 +228,6 @@ export class SnapshotUnpickler extends EntryReader {
     this.raw.moved(this.buf, w.base);
     this.forgetShortTexts();
     return 0;
-  }
-
-  /**
-   * The entries of `rows` from the one just begun (its EMPTY_DICT ends at `pos`), each read in one go,
-   * and those that follow it in the same batch (EMPTY_DICT after EMPTY_DICT above the list's MARK),
-   * begun as EMPTY_DICT does: the position where the opcodes go on one by one. A small loop of its
-   * own, so that it runs optimized early in a read.
-   */
-  private entries(rows: TraceRows, pos: number): number {
-    const buf = this.buf;
-    const stack = this.stack;
-    for (;;) {
-      const after = this.readEntry(rows, pos);
-      if (after < 0) {
-        this.undoEntry();
-        return pos;
-      }
-      pos = after;
-      // Past the window's limit, the opcodes' loop moves it on first.
-      if (pos > this.limit || buf[pos] !== 0x7d || this.marks.length === 0 || stack[this.floor - 1] !== (rows as unknown)) return pos;
-      this.at = pos++;
-      this.op = 0x7d;
-      rows.open();
-      this.entryAt = stack.length;
-      stack.push(rows.entry as unknown as PickleValue);
-    }
   }
 
   /** The opcodes outside the hot loop: those that take values off the stack check them first. */

@@ -3,6 +3,7 @@ import { asFrame, classify, FALLBACK, frameText, PYTHON } from './frames.js';
 import { isDict, type PickleValue } from './pickle-value.js';
 import type { RawFrameLists } from './raw-frames.js';
 import { growU32, HASH_START, RunIndex } from './run-index.js';
+import { fitted, growColumn, newColumn } from '../columns.js';
 
 /**
  * The user stacks of a snapshot's allocations, interned for {@link TraceStacks}: a stack keeps the
@@ -13,7 +14,7 @@ import { growU32, HASH_START, RunIndex } from './run-index.js';
  * list they come from (found by a hash of their frame numbers, no string per stack).
  */
 export class StackTable {
-  private ofAllocation: Uint32Array<ArrayBuffer>;
+  private ofAllocation: Uint32Array;
   /** Stack s (from 1; 0 is the empty stack) is run s - 1. */
   private readonly runs = new RunIndex(true);
   /** The most frames the stack being read can have (what {@link internFrame} keeps when it widens the runs). */
@@ -35,11 +36,17 @@ export class StackTable {
   private rawLists: RawFrameLists | undefined;
   private rawStack = new Int32Array(0);
   private rawFrameCode = new Int32Array(0);
+  /**
+   * Whether the stacks are written over the raw lists they come from, and the raw list that may be
+   * read next so (see {@link ofRaw}).
+   */
+  private inPlace = false;
+  private nextRaw = 0;
   private used = false;
 
-  /** `room`: allocations to make room for at once (more grow the table). */
+  /** `room`: allocations to make room for at once (more grow the table, in place: see columns.ts). */
   constructor(room = 1024) {
-    this.ofAllocation = new Uint32Array(room);
+    this.ofAllocation = newColumn(Uint32Array, room);
   }
 
   /** The stack of a frames list (0 when it has no user frame). */
@@ -47,6 +54,7 @@ export class StackTable {
     if (!Array.isArray(frames) || frames.length === 0) return 0;
     const known = this.lists.get(frames);
     if (known !== undefined) return known;
+    if (this.inPlace && !this.roomInPlace(frames.length)) this.leaveInPlace();
     this.np = 0;
     this.nf = 0;
     this.hash = HASH_START;
@@ -60,19 +68,25 @@ export class StackTable {
   /**
    * The stack of frames list `r` of {@link RawFrameLists} (the lists of a snapshot's trace entries,
    * read straight from the pickle): the same stack {@link of} gives for a list of the same frames.
+   *
+   * `ordered`: the lists are asked for in the order they were stored (an alloc's list is stored when
+   * the alloc is read, and the allocs are imported in the same order): a list is never asked for
+   * after a later one. Then each stack is written over the lists already read, where the runs of the
+   * stacks before it end: a stack is no longer than its list, so that it is written behind the numbers
+   * being read, and a large snapshot's stacks need no memory of their own (tens of MB, each page a
+   * fault to touch). Anything else (a plain list, a 16-bit table that must widen) copies the stacks
+   * so far out of the lists first (see {@link leaveInPlace}).
    */
-  ofRaw(r: number, raw: RawFrameLists): number {
-    if (this.rawLists !== raw) {
-      this.rawLists = raw;
-      this.rawStack = new Int32Array(raw.runs.count).fill(-1);
-      this.rawFrameCode = new Int32Array(raw.objects.length).fill(-1);
-      // Room for every stack of these lists at once (at most one per list, no longer than its list)
-      // instead of growing by copies as they are read.
-      this.runs.reserve(this.runs.end + raw.runs.end);
-      this.runs.reserveRuns(this.runs.count + raw.runs.count);
-    }
+  ofRaw(r: number, raw: RawFrameLists, ordered = false): number {
+    if (this.rawLists !== raw) this.begin(raw, ordered);
     let s = this.rawStack[r] as number;
     if (s >= 0) return s;
+    if (this.inPlace) {
+      // Lists before `nextRaw` may be written over: one of them asked for now would be read wrong.
+      if (r < this.nextRaw) throw new Error('a frames list asked for after a later one');
+      if (this.runs.data === raw.runs.data) this.nextRaw = r + 1;
+      else this.leaveInPlace();
+    }
     // The loop of `add`, with the run's room made once and the state in locals.
     const from = raw.runs.start[r] as number;
     const to = raw.runs.start[r + 1] as number;
@@ -108,6 +122,39 @@ export class StackTable {
     s = this.finish();
     this.rawStack[r] = s;
     return s;
+  }
+
+  /** Tables for the lists of `raw`, and whether their stacks are written over them (see {@link ofRaw}). */
+  private begin(raw: RawFrameLists, ordered: boolean): void {
+    if (this.inPlace) this.leaveInPlace();
+    this.rawLists = raw;
+    this.rawStack = new Int32Array(raw.runs.count).fill(-1);
+    this.rawFrameCode = new Int32Array(raw.objects.length).fill(-1);
+    this.runs.reserveRuns(this.runs.count + raw.runs.count);
+    const runs = this.runs;
+    if (ordered && runs.end === 0 && runs.data instanceof Uint16Array && raw.runs.data instanceof Uint16Array) {
+      runs.adopt(raw.runs.data);
+      this.inPlace = true;
+      this.nextRaw = 0;
+    } else {
+      // Room for every stack of these lists at once (at most one per list, no longer than its list)
+      // instead of growing by copies as they are read.
+      runs.reserve(runs.end + raw.runs.end);
+    }
+  }
+
+  /** Whether a stack of up to `n` frames written in place would leave the raw lists not yet read as they are. */
+  private roomInPlace(n: number): boolean {
+    const raw = this.rawLists as RawFrameLists;
+    return this.nextRaw >= raw.runs.count || this.runs.end + n <= (raw.runs.start[this.nextRaw] as number);
+  }
+
+  /** The stacks so far copied out of the raw lists, with room for those of the lists not yet read. */
+  private leaveInPlace(): void {
+    this.inPlace = false;
+    const raw = this.rawLists as RawFrameLists;
+    if (this.runs.data !== raw.runs.data) return;
+    this.runs.detach(this.runs.end + raw.runs.end - (raw.runs.start[this.nextRaw] as number));
   }
 
   private addFallback(c: number): void {
@@ -151,7 +198,7 @@ export class StackTable {
 
   /** Records the stack of allocation `a`. */
   set(a: number, stack: number): void {
-    if (a >= this.ofAllocation.length) this.ofAllocation = growU32(this.ofAllocation, a + 1);
+    if (a >= this.ofAllocation.length) this.ofAllocation = growColumn(this.ofAllocation, Math.max(a + 1, this.ofAllocation.length * 2));
     this.ofAllocation[a] = stack;
     if (stack !== 0) this.used = true;
   }
@@ -159,8 +206,9 @@ export class StackTable {
   /** The table for `allocCount` allocations, or undefined when no allocation has a stack. */
   build(allocCount: number): TraceStacks | undefined {
     if (!this.used) return undefined;
-    const ofAllocation = new Uint32Array(allocCount);
-    ofAllocation.set(this.ofAllocation.subarray(0, Math.min(allocCount, this.ofAllocation.length)));
+    // A view of the column where it holds them all (no copy of hundreds of KB), zeros for those never set.
+    if (allocCount > this.ofAllocation.length) this.ofAllocation = growColumn(this.ofAllocation, allocCount);
+    const ofAllocation = fitted(this.ofAllocation, allocCount);
     const runs = this.runs;
     const runStart = new Uint32Array(runs.count + 2);
     runStart.set(runs.start.subarray(0, runs.count + 1), 1);
@@ -168,7 +216,7 @@ export class StackTable {
       ofAllocation,
       runStart,
       // The frames in place where the room reserved for them is (nearly) all used: no copy of tens of MB.
-      frameRun: runs.data.length - runs.end > runs.end >> 3 ? runs.data.slice(0, runs.end) : runs.data.subarray(0, runs.end),
+      frameRun: runs.viewable ? runs.data.subarray(0, runs.end) : runs.data.slice(0, runs.end),
       frames: this.frames,
       frameFile: Uint32Array.from(this.frameFile),
       files: this.files,

@@ -1,7 +1,7 @@
 import type { PickleValue } from './pickle-value.js';
 import { Decoded, FramesList, RawFrameLists, ReadAgain } from './raw-frames.js';
 import { A_ALLOC, A_OOM, A_OTHER, A_SEGMENT_ALLOC, A_SEGMENT_UNMAP, A_SNAPSHOT, actionCode, type DeviceTrace } from './snapshot.js';
-import { grown } from '../../util/typed-arrays.js';
+import { growColumn, newColumn } from '../columns.js';
 
 /** A trace entry being read: the rows' current one (one object per device list, not one per entry). */
 export class Entry extends Decoded {
@@ -81,34 +81,36 @@ export class TraceRows extends Decoded {
   /** Entries begun, and entries appended to the list (all of them, in a file that is read this way). */
   created = 0;
   taken = 0;
-  private action: Uint8Array<ArrayBuffer>;
-  private flags: Uint8Array<ArrayBuffer>;
-  private addr: Float64Array<ArrayBuffer>;
-  private size: Float64Array<ArrayBuffer>;
-  private stream: Float64Array<ArrayBuffer>;
-  private time: Float64Array<ArrayBuffer>;
+  private action: Uint8Array;
+  private flags: Uint8Array;
+  private addr: Float64Array;
+  private size: Float64Array;
+  private stream: Float64Array;
+  private time: Float64Array;
   /**
    * Raw frames list number; -1: no frames; -2: a value that is not a list read directly (in
    * `plainFrames`); FRAMES_SKIPPED: a list not stored.
    */
-  private frames: Int32Array<ArrayBuffer>;
+  private frames: Int32Array;
   private readonly plainFrames = new Map<number, PickleValue>();
   private readonly otherName = new Map<number, string>();
   private readonly deviceFree = new Map<number, PickleValue>();
 
   /**
    * `rows`: room for that many entries at once (columns not yet written cost address space, not
-   * memory), so that a large list does not grow by copies.
+   * memory), so that a large list does not grow by copies. The columns are growable shared buffers
+   * (see columns.ts), which the runtime does not count as memory of this thread: tens of MB of plain
+   * buffers made at once would set off garbage collections, a full one among them.
    */
   constructor(rows = 1024) {
     super();
-    this.action = new Uint8Array(rows);
-    this.flags = new Uint8Array(rows);
-    this.addr = new Float64Array(rows);
-    this.size = new Float64Array(rows);
-    this.stream = new Float64Array(rows);
-    this.time = new Float64Array(rows);
-    this.frames = new Int32Array(rows);
+    this.action = newColumn(Uint8Array, rows);
+    this.flags = newColumn(Uint8Array, rows);
+    this.addr = newColumn(Float64Array, rows);
+    this.size = newColumn(Float64Array, rows);
+    this.stream = newColumn(Float64Array, rows);
+    this.time = newColumn(Float64Array, rows);
+    this.frames = newColumn(Int32Array, rows);
   }
 
   /** Begins an entry; returns its row. */
@@ -192,7 +194,10 @@ export class TraceRows extends Decoded {
       return;
     }
     const has = code === KEY_ADDR ? HAS_ADDR : code === KEY_SIZE ? HAS_SIZE : HAS_STREAM;
-    (code === KEY_ADDR ? this.addr : code === KEY_SIZE ? this.size : this.stream)[k] = v;
+    const col = code === KEY_ADDR ? this.addr : code === KEY_SIZE ? this.size : this.stream;
+    // Zero over zero is not written: a column of streams that are all 0 (most snapshots' are) stays
+    // memory never touched, each page of it a fault saved (reading it maps the one page of zeros).
+    if (v !== 0 || col[k] !== 0) col[k] = v;
     this.flags[k] = ((this.flags[k] as number) | has) & ~(has << 3);
   }
 
@@ -213,13 +218,13 @@ export class TraceRows extends Decoded {
   }
 
   private grow(n: number): void {
-    this.action = grown(this.action, n);
-    this.flags = grown(this.flags, n);
-    this.frames = grown(this.frames, n);
-    this.addr = grown(this.addr, n);
-    this.size = grown(this.size, n);
-    this.stream = grown(this.stream, n);
-    this.time = grown(this.time, n);
+    this.action = growColumn(this.action, n);
+    this.flags = growColumn(this.flags, n);
+    this.frames = growColumn(this.frames, n);
+    this.addr = growColumn(this.addr, n);
+    this.size = growColumn(this.size, n);
+    this.stream = growColumn(this.stream, n);
+    this.time = growColumn(this.time, n);
   }
 
   /**
@@ -230,8 +235,15 @@ export class TraceRows extends Decoded {
     const n = this.created;
     const { action, flags, addr, size, stream, time, frames } = this;
     const otherActions = new Map<string, number>();
+    // Whether the allocs name raw lists in order (a later alloc names the same list or a later one).
+    let ordered = true;
+    let lastList = -1;
     for (let k = 0; k < n; k++) {
       const a = action[k] as number;
+      if (a === A_ALLOC && (frames[k] as number) >= 0) {
+        if ((frames[k] as number) < lastList) ordered = false;
+        else lastList = frames[k] as number;
+      }
       if (a === NO_ACTION) throw new ReadAgain('an entry without a string action');
       if (a === A_OTHER || a === A_SNAPSHOT) {
         if (a === A_OTHER) {
@@ -256,7 +268,9 @@ export class TraceRows extends Decoded {
       }
       const minSize = a >= A_SEGMENT_ALLOC && a <= A_SEGMENT_UNMAP ? 1 : 0;
       if ((fl & (HAS_SIZE | BAD_SIZE)) !== HAS_SIZE || !isCount(size[k] as number, minSize)) throw new ReadAgain('a bad size');
-      if ((fl & HAS_STREAM) === 0) stream[k] = 0;
+      if ((fl & HAS_STREAM) === 0) {
+        if (stream[k] !== 0) stream[k] = 0;
+      }
       else if ((fl & BAD_STREAM) !== 0 || !isCount(stream[k] as number, 0)) throw new ReadAgain('a bad stream');
     }
     const plain = this.plainFrames;
@@ -270,7 +284,7 @@ export class TraceRows extends Decoded {
       time: time.subarray(0, n),
       stackOf: (k, stacks) => {
         const r = rawFrames[k] as number;
-        return r >= 0 ? stacks.ofRaw(r, raw) : r === -1 ? 0 : stacks.of(plain.get(k));
+        return r >= 0 ? stacks.ofRaw(r, raw, ordered) : r === -1 ? 0 : stacks.of(plain.get(k));
       },
       otherActions,
     };
