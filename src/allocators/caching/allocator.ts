@@ -7,7 +7,7 @@ import { SimDevice } from '../device.js';
 import { type AllocationFailure, type AllocatorState, FAILED, NO_BLOCK, type OnlineAllocator } from '../types.js';
 import type { RecordedHistory, RecordedOom, Trace } from '../../trace/model.js';
 import { type InferredTotal, inferDeviceTotal } from './address-space.js';
-import { F_ALLOCATED } from './blocks.js';
+import { F_ALLOCATED, F_SMALL, F_UNMAPPED } from './blocks.js';
 import { type CachingSettings, snapshotSettings } from './config.js';
 import { oomMessage, type OomFigures } from './oom.js';
 import { RealOomProbe } from './real-oom-probe.js';
@@ -87,9 +87,13 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     return roundSize(sizeBytes, this.divisions);
   }
 
+  /**
+   * DeviceCachingAllocator::malloc, with a recorded history's bookkeeping around it. One function:
+   * V8 compiles it once, where a wrapper would be compiled on its own and again inlined in the loop.
+   */
   allocate(sizeBytes: number, stream: number, _step: number, event: number): number {
     if (sizeBytes === 0) return NO_BLOCK;
-    const streamIndex = this.streamIndex(stream);
+    const streamIndex = stream === this.lastStream ? this.lastStreamIndex : this.streamIndex(stream);
     const rec = this.recorded;
     if (this.realOoms !== null) this.realOoms.beforeEvent(event);
     if (rec !== null) {
@@ -99,18 +103,11 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
         if (placed >= 0) return placed;
       }
     }
-    const h = this.malloc(sizeBytes, streamIndex, event);
-    if (rec !== null && event >= rec.initialEvents) {
-      rec.check(event, h === FAILED ? NaN : (this.ptr[h] as number), h === FAILED ? NaN : (this.size[h] as number));
-    }
-    return h;
-  }
-
-  /** DeviceCachingAllocator::malloc. */
-  private malloc(origSize: number, streamIndex: number, event: number): number {
-    const size = this.plainRounding ? roundTo512(origSize) : roundSize(origSize, this.divisions);
+    const size = this.plainRounding ? roundTo512(sizeBytes) : roundSize(sizeBytes, this.divisions);
     const isSmall = size <= kSmallSize;
-    let block = this.getFreeBlock(streamIndex, isSmall, size);
+    // get_free_block: the pool's count of searches (for block ages), then one probe.
+    if (this.gcActive) this.gcCalls[isSmall ? 0 : 1] = (this.gcCalls[isSmall ? 0 : 1] as number) + 1;
+    let block = this.probeFreeBlock(streamIndex, isSmall, size);
     // A block found in the pool is still listed: alloc_found_block re-keys or removes it.
     const listed = block >= 0;
     const allocSize = listed ? 0 : allocationSize(size);
@@ -122,35 +119,35 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       }
       if (block < 0 && this.releaseCachedBlocks()) block = this.allocBlock(streamIndex, isSmall, size, allocSize, true);
     }
-    if (block < 0) {
-      this.counters.numOoms++;
-      this.failureRounded = size;
-      this.failure = {
-        allocSizeBytes: allocSize,
-        device: 0,
-        totalBytes: this.device.capacityBytes,
-        freeBytes: this.device.capacityBytes - this.device.usedBytes,
-        allowedBytes: this.setFraction ? this.allowedBytes : null,
-        allocatedBytes: this.allocatedBytes,
-        reservedBytes: this.reservedBytes,
-      };
-      return FAILED;
+    let h = FAILED;
+    if (block < 0) this.noteFailure(size, allocSize);
+    else {
+      // should_split: 512 B remainders in the small pool (or with expandable segments), > 1 MiB else.
+      const remaining = (this.size[block] as number) - size;
+      const split = ((this.flags[block] as number) & F_SMALL) !== 0 || this.expandableMode ? remaining >= kMinBlockSize : size < this.maxSplit && remaining > kSmallSize;
+      h = this.allocFoundBlock(block, size, sizeBytes, split, event, listed);
     }
-    return this.allocFoundBlock(block, size, origSize, this.shouldSplit(block, size), event, listed);
+    if (rec !== null && event >= rec.initialEvents) {
+      rec.check(event, h === FAILED ? NaN : (this.ptr[h] as number), h === FAILED ? NaN : (this.size[h] as number));
+    }
+    return h;
+  }
+
+  /** A request that cannot be served: the OOM's figures, for its message. */
+  private noteFailure(size: number, allocSize: number): void {
+    this.counters.numOoms++;
+    this.failureRounded = size;
+    const { capacityBytes, usedBytes } = this.device;
+    const allowedBytes = this.setFraction ? this.allowedBytes : null;
+    this.failure = { allocSizeBytes: allocSize, device: 0, totalBytes: capacityBytes, freeBytes: capacityBytes - usedBytes, allowedBytes, allocatedBytes: this.allocatedBytes, reservedBytes: this.reservedBytes };
   }
 
   /**
-   * get_free_block: one lower_bound probe at (stream, size, 0) in the pool; the max_split_size rules
-   * refuse the candidate rather than look further. The block found stays in its set for
-   * alloc_found_block (which would erase it and insert its remainder: one move instead).
+   * The block get_free_block would choose for a request, without its side effects; -1 when none:
+   * one lower_bound probe at (stream, size, 0) in the pool; the max_split_size rules refuse the
+   * candidate rather than look further. The block found stays in its set for alloc_found_block
+   * (which would erase it and insert its remainder: one move instead).
    */
-  private getFreeBlock(streamIndex: number, isSmall: boolean, size: number): number {
-    const pool = isSmall ? 0 : 1;
-    if (this.gcActive) this.gcCalls[pool] = (this.gcCalls[pool] as number) + 1;
-    return this.probeFreeBlock(streamIndex, isSmall, size);
-  }
-
-  /** The block get_free_block would choose for a request, without its side effects; -1 when none. */
   probeFreeBlock(streamIndex: number, isSmall: boolean, size: number): number {
     const set = streamIndex * 2 + (isSmall ? 0 : 1);
     let id = this.setFirstAtLeast(set, size);
@@ -190,27 +187,31 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     return (this.size[id] as number) + (n >= 0 && !this.isMapped(n) ? (this.size[n] as number) : 0);
   }
 
-  /** should_split: 512 B remainders in the small pool (or with expandable segments), > 1 MiB in the large pool. */
-  private shouldSplit(id: number, size: number): boolean {
-    const remaining = (this.size[id] as number) - size;
-    if (this.isSmall(id) || this.expandableMode) return remaining >= kMinBlockSize;
-    return size < this.maxSplit && remaining > kSmallSize;
-  }
-
   /**
    * alloc_found_block: the low part of the block serves the request; the remainder (the same block
    * with its start moved up) stays cached. `listed`: the block is still in its free set.
    */
   allocFoundBlock(id: number, size: number, origSize: number, split: boolean, event: number, listed: boolean): number {
-    const isSmall = this.isSmall(id);
-    const alreadySplit = this.isSplit(id);
+    // Block tests and moves (pool, is_split, splice; in free, the merge test and the unlinking) are
+    // written out on this path and on free's: V8 compiles small functions on their own as well as
+    // inlined into each caller.
+    const isSmall = ((this.flags[id] as number) & F_SMALL) !== 0;
+    const alreadySplit = (this.prev[id] as number) >= 0 || (this.next[id] as number) >= 0;
     const inExpandable = (this.seg[id] as number) >= 0;
     const stream = this.streamOf[id] as number;
     let block = id;
+    // The change of inactive_split (blocks, bytes), made by one call below (one copy where inlined).
+    let splitBlocks = 0;
+    let splitBytes = 0;
     if (split) {
       const remaining = id;
       block = this.newFrontBlock(id, size);
-      this.splice(block, this.prev[remaining] as number, remaining);
+      // Block::splice of the new block between the remainder's previous block and the remainder.
+      const before = this.prev[remaining] as number;
+      if (before >= 0) this.next[before] = block;
+      this.prev[block] = before;
+      this.prev[remaining] = block;
+      this.next[block] = remaining;
       this.ptr[remaining] = (this.ptr[remaining] as number) + size;
       this.size[remaining] = (this.size[remaining] as number) - size;
       if (listed) {
@@ -219,26 +220,37 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       } else {
         this.insertIntoBlocks(remaining);
       }
-      if (!inExpandable) {
-        // An already split block shrinks by `size`; an unsplit one leaves a new split remainder.
-        if (alreadySplit) this.counters.inactiveSplit(isSmall, 0, -size);
-        else this.counters.inactiveSplit(isSmall, 1, this.size[remaining] as number);
+      // An already split block shrinks by `size`; an unsplit one leaves a new split remainder.
+      if (alreadySplit) splitBytes = -size;
+      else {
+        splitBlocks = 1;
+        splitBytes = this.size[remaining] as number;
       }
     } else {
       if (listed) this.setRemove(stream * 2 + (isSmall ? 0 : 1), id);
-      if (alreadySplit && !inExpandable) {
-        this.counters.inactiveSplit(isSmall, -1, -(this.size[block] as number));
+      if (alreadySplit) {
+        splitBlocks = -1;
+        splitBytes = -(this.size[block] as number);
       }
     }
-    return this.handOut(block, isSmall, origSize, event);
+    const st = this.counters;
+    if (splitBytes !== 0 && !inExpandable) st.inactiveSplit(isSmall, splitBlocks, splitBytes);
+    // handOut, written out (the block arrays are read afresh: a new block may have grown them).
+    const bytes = this.size[block] as number;
+    this.flags[block] = (this.flags[block] as number) | F_ALLOCATED;
+    this.requested[block] = origSize;
+    this.event[block] = event;
+    st.allocated(isSmall, bytes, origSize);
+    if (bytes >= this.maxSplit) {
+      st.oversizeAllocations++;
+      if (st.oversizeAllocations > st.oversizeAllocationsPeak) st.oversizeAllocationsPeak = st.oversizeAllocations;
+    }
+    return block;
   }
 
-  /** The accounting of a block becoming allocated (the end of alloc_found_block). */
+  /** The accounting of a block becoming allocated (the end of alloc_found_block, as written out there). */
   markAllocated(block: number, origSize: number, event: number): number {
-    return this.handOut(block, this.isSmall(block), origSize, event);
-  }
-
-  private handOut(block: number, isSmall: boolean, origSize: number, event: number): number {
+    const isSmall = this.isSmall(block);
     const bytes = this.size[block] as number;
     this.flags[block] = (this.flags[block] as number) | F_ALLOCATED;
     this.requested[block] = origSize;
@@ -255,27 +267,26 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
   free(handle: number, _step: number, event: number): void {
     if (this.recorded !== null) this.recorded.beforeEvent(event);
     else if (this.realOoms !== null) this.realOoms.beforeEvent(event);
-    const isSmall = this.isSmall(handle);
+    const flags = this.flags;
+    const prev = this.prev;
+    const next = this.next;
+    const f = flags[handle] as number;
+    const isSmall = (f & F_SMALL) !== 0;
     const bytes = this.size[handle] as number;
-    this.flags[handle] = (this.flags[handle] as number) & ~F_ALLOCATED;
+    flags[handle] = f & ~F_ALLOCATED;
     // allocation and allocated_bytes go down in free(), requested_bytes in free_block(): together here.
     this.counters.released(isSmall, bytes, this.requested[handle] as number);
     if (bytes >= this.maxSplit) this.counters.oversizeAllocations--;
-    this.freeBlock(handle);
-  }
-
-  /**
-   * free_block: the block merges with its free neighbours and returns to its pool. The merged
-   * block is the same whichever block object carries it, so a listed neighbour absorbs the others
-   * and is re-keyed in place of an erase and an insert.
-   */
-  private freeBlock(id: number): void {
-    const isSmall = this.isSmall(id);
-    const origSize = this.size[id] as number;
-    const before = this.prev[id] as number;
-    const after = this.next[id] as number;
-    const mergeBefore = before >= 0 && this.canMerge(id, before);
-    const mergeAfter = after >= 0 && this.canMerge(id, after);
+    // free_block, here (in a function of its own, V8 would compile it twice: on its own and inlined):
+    // the block merges with its free neighbours and returns to its pool. The merged block is the same
+    // whichever block object carries it, so a listed neighbour absorbs the others and is re-keyed in
+    // place of an erase and an insert.
+    const id = handle;
+    const before = prev[id] as number;
+    const after = next[id] as number;
+    // try_merge_blocks' test: a free neighbour, both mapped or both unmapped.
+    const mergeBefore = before >= 0 && ((flags[before] as number) & F_ALLOCATED) === 0 && (((flags[before] as number) ^ f) & F_UNMAPPED) === 0;
+    const mergeAfter = after >= 0 && ((flags[after] as number) & F_ALLOCATED) === 0 && (((flags[after] as number) ^ f) & F_UNMAPPED) === 0;
     // Neighbours in a segment share its stream and pool, hence its free set.
     const set = (this.streamOf[id] as number) * 2 + (isSmall ? 0 : 1);
     let netBlocks = 0;
@@ -283,7 +294,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
     let merged = id;
     if (mergeBefore) {
       // [before][id][after?]: before grows over id (and after).
-      let grownBy = origSize;
+      let grownBy = bytes;
       netBlocks--;
       netBytes -= this.size[before] as number;
       if (mergeAfter) {
@@ -291,10 +302,15 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
         netBytes -= this.size[after] as number;
         grownBy += this.size[after] as number;
         this.setRemove(set, after);
-        this.unlink(after);
+        // [before][id][after][n]: before's next becomes n.
+        const n = next[after] as number;
+        if (n >= 0) prev[n] = before;
+        next[before] = n;
         this.deleteBlock(after);
+      } else {
+        next[before] = after;
+        if (after >= 0) prev[after] = before;
       }
-      this.unlink(id);
       this.deleteBlock(id);
       merged = before;
       this.size[before] = (this.size[before] as number) + grownBy;
@@ -303,10 +319,11 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       // [id][after]: after grows down over id.
       netBlocks--;
       netBytes -= this.size[after] as number;
-      this.unlink(id);
+      prev[after] = before;
+      if (before >= 0) next[before] = after;
       this.deleteBlock(id);
       merged = after;
-      this.size[after] = (this.size[after] as number) + origSize;
+      this.size[after] = (this.size[after] as number) + bytes;
       this.ptr[after] = this.ptr[id] as number;
       this.setRekeyed(set, after);
     } else {
@@ -314,7 +331,7 @@ export class CachingAllocator extends SegmentStore implements OnlineAllocator {
       this.setInsert(set, id);
     }
     if (this.trackAges) this.gcBase[merged] = this.gcCalls[isSmall ? 0 : 1] as number;
-    if (this.isSplit(merged)) {
+    if ((prev[merged] as number) >= 0 || (next[merged] as number) >= 0) {
       netBlocks++;
       netBytes += this.size[merged] as number;
     }

@@ -61,8 +61,9 @@ export class BlockStore extends FreeSets {
   private readonly streamIndexOf = new Map<number, number>();
   /** {@link BlockStore.streamsInOrder}, sorted again only when a stream is added. */
   private streamOrder: number[] = [];
-  private lastStream = NaN;
-  private lastStreamIndex = -1;
+  /** The stream value of the last request and its index (most traces have one stream). */
+  protected lastStream = NaN;
+  protected lastStreamIndex = -1;
   /** get_free_blocks_call_count of the small (0) and large (1) pool. */
   readonly gcCalls = new Float64Array(2);
   readonly expandable: (ExpandableSegment | null)[] = [];
@@ -233,20 +234,6 @@ export class BlockStore extends FreeSets {
     this.prev[id] = before;
     if (after >= 0) this.prev[after] = id;
     this.next[id] = after;
-  }
-
-  /** A free neighbour that try_merge_blocks would absorb into `id`. */
-  canMerge(id: number, other: number): boolean {
-    const fo = this.flags[other] as number;
-    return (fo & F_ALLOCATED) === 0 && ((fo ^ (this.flags[id] as number)) & F_UNMAPPED) === 0;
-  }
-
-  /** Takes a block out of its segment's list, joining its neighbours. */
-  unlink(id: number): void {
-    const p = this.prev[id] as number;
-    const n = this.next[id] as number;
-    if (p >= 0) this.next[p] = n;
-    if (n >= 0) this.prev[n] = p;
   }
 
   /**

@@ -88,8 +88,26 @@ export class FreeSets extends TreapSets {
   setInsert(s: number, id: number): void {
     this.totalCount++;
     if (this.isTreap[s] === 0) {
-      if ((this.counts[s] as number) < ARRAY_MAX) {
-        this.arrayInsert(s, id);
+      const n = this.counts[s] as number;
+      if (n < ARRAY_MAX) {
+        // Array mode, in place here rather than in a function of its own (which V8 would compile on
+        // its own and again inlined here): the ids above the key's place shift up one.
+        let a = this.arrays[s] as Int32Array;
+        if (n === a.length) {
+          a = grown(a, n * 2);
+          this.arrays[s] = a;
+        }
+        const lo = this.arrayPosition(a, n, this.size[id] as number, this.ptr[id] as number);
+        const pos = this.posOf;
+        for (let k = n; k > lo; k--) {
+          const t = a[k - 1] as number;
+          a[k] = t;
+          pos[t] = k;
+        }
+        a[lo] = id;
+        pos[id] = lo;
+        this.counts[s] = n + 1;
+        if (lo === n) this.putMax(s, this.size[id] as number);
         return;
       }
       this.toTreap(s);
@@ -102,7 +120,18 @@ export class FreeSets extends TreapSets {
   setRemove(s: number, id: number): void {
     this.totalCount--;
     if (this.isTreap[s] === 0) {
-      this.arrayRemove(s, id);
+      // Array mode (in place, as in setInsert): the ids above it shift down one.
+      const a = this.arrays[s] as Int32Array;
+      const n = (this.counts[s] as number) - 1;
+      const pos = this.posOf;
+      const p = pos[id] as number;
+      for (let k = p; k < n; k++) {
+        const t = a[k + 1] as number;
+        a[k] = t;
+        pos[t] = k;
+      }
+      this.counts[s] = n;
+      if (p === n) this.putMax(s, n > 0 ? (this.size[a[n - 1] as number] as number) : 0);
       return;
     }
     this.treapRemove(s, id);
@@ -116,12 +145,41 @@ export class FreeSets extends TreapSets {
    * inline passes as a new heap number (some 6 MB of garbage per 10^6 events of a replay).
    */
   setRekeyed(s: number, id: number): void {
-    if (this.isTreap[s] === 0) {
-      this.arrayRekey(s, id);
+    if (this.isTreap[s] !== 0) {
+      this.treapRekey(s, id);
+      this.noteMax(s);
       return;
     }
-    this.treapRekey(s, id);
-    this.noteMax(s);
+    // Array mode (in place, as in setInsert): up past the blocks that now order below it, or down
+    // past those that order above it. The largest block changes only when the last place does.
+    const a = this.arrays[s] as Int32Array;
+    const n = this.counts[s] as number;
+    const size = this.size;
+    const ptr = this.ptr;
+    const pos = this.posOf;
+    const ks = size[id] as number;
+    const kp = ptr[id] as number;
+    const p0 = pos[id] as number;
+    let p = p0;
+    while (p + 1 < n) {
+      const t = a[p + 1] as number;
+      const ts = size[t] as number;
+      if (!(ts < ks || (ts === ks && (ptr[t] as number) < kp))) break;
+      a[p] = t;
+      pos[t] = p;
+      p++;
+    }
+    while (p > 0) {
+      const t = a[p - 1] as number;
+      const ts = size[t] as number;
+      if (!(ks < ts || (ks === ts && kp < (ptr[t] as number)))) break;
+      a[p] = t;
+      pos[t] = p;
+      p--;
+    }
+    a[p] = id;
+    pos[id] = p;
+    if (p0 === n - 1 || p === n - 1) this.putMax(s, size[a[n - 1] as number] as number);
   }
 
   /** The first block of set `s` at or after (size, address), or -1 (std::set::lower_bound). */
@@ -186,6 +244,7 @@ export class FreeSets extends TreapSets {
 
   // Array mode: the set's block ids sorted by (size, address); moves shift the ids in between. The
   // largest block changes only when the last place of the array does: only then is the tree told.
+  // Insert, remove and re-key do it in place (setInsert, setRemove, setRekeyed).
 
   /** The first index of `a[0, n)` whose block is at or after (ks, kp) in (size, address) order. */
   private arrayPosition(a: Int32Array, n: number, ks: number, kp: number): number {
@@ -201,72 +260,6 @@ export class FreeSets extends TreapSets {
       else hi = m;
     }
     return lo;
-  }
-
-  private arrayInsert(s: number, id: number): void {
-    let a = this.arrays[s] as Int32Array;
-    const n = this.counts[s] as number;
-    if (n === a.length) {
-      a = grown(a, n * 2);
-      this.arrays[s] = a;
-    }
-    const lo = this.arrayPosition(a, n, this.size[id] as number, this.ptr[id] as number);
-    const pos = this.posOf;
-    for (let k = n; k > lo; k--) {
-      const t = a[k - 1] as number;
-      a[k] = t;
-      pos[t] = k;
-    }
-    a[lo] = id;
-    pos[id] = lo;
-    this.counts[s] = n + 1;
-    if (lo === n) this.putMax(s, this.size[id] as number);
-  }
-
-  private arrayRemove(s: number, id: number): void {
-    const a = this.arrays[s] as Int32Array;
-    const n = (this.counts[s] as number) - 1;
-    const pos = this.posOf;
-    const p = pos[id] as number;
-    for (let k = p; k < n; k++) {
-      const t = a[k + 1] as number;
-      a[k] = t;
-      pos[t] = k;
-    }
-    this.counts[s] = n;
-    if (p === n) this.putMax(s, n > 0 ? (this.size[a[n - 1] as number] as number) : 0);
-  }
-
-  private arrayRekey(s: number, id: number): void {
-    const a = this.arrays[s] as Int32Array;
-    const n = this.counts[s] as number;
-    const size = this.size;
-    const ptr = this.ptr;
-    const pos = this.posOf;
-    const ks = size[id] as number;
-    const kp = ptr[id] as number;
-    const p0 = pos[id] as number;
-    let p = p0;
-    // Up past the blocks that now order below it, or down past those that order above it.
-    while (p + 1 < n) {
-      const t = a[p + 1] as number;
-      const ts = size[t] as number;
-      if (!(ts < ks || (ts === ks && (ptr[t] as number) < kp))) break;
-      a[p] = t;
-      pos[t] = p;
-      p++;
-    }
-    while (p > 0) {
-      const t = a[p - 1] as number;
-      const ts = size[t] as number;
-      if (!(ks < ts || (ks === ts && kp < (ptr[t] as number)))) break;
-      a[p] = t;
-      pos[t] = p;
-      p--;
-    }
-    a[p] = id;
-    pos[id] = p;
-    if (p0 === n - 1 || p === n - 1) this.putMax(s, this.size[a[n - 1] as number] as number);
   }
 
   /** A set that outgrew its array becomes a treap (built by appending in order). */
