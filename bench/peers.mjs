@@ -6,6 +6,7 @@
 // with a message. Also checks that memsim's bfc places every allocation where TensorFlow's does.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, createReadStream, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -68,6 +69,21 @@ export const TIMED_ENV = (() => {
 /** A line saying that the timed runs leave out NODE_EXTRA_CA_CERTS, when it is set here; else ''. */
 export function timedEnvNote() {
   return process.env['NODE_EXTRA_CA_CERTS'] ? '  (timed runs without NODE_EXTRA_CA_CERTS, which is set here: users seldom have it, and it adds to every node start)' : '';
+}
+
+/**
+ * What this host gives: its cores, and what fresh memory costs here, measured in a child process that
+ * writes one byte in each 4 KiB page of 64 MiB it has not touched (each such write is a page fault).
+ * On a VM that hands pages to the guest lazily a fault costs some 10-20 µs, on most machines well under
+ * 1 µs: reading a trace into columns, a thread's heap and V8's compiler all take fresh memory, so the
+ * figure says how far times from one host carry to another.
+ */
+export function hostNote() {
+  const script = `const n = 64 << 20; const b = new Uint8Array(new SharedArrayBuffer(n)); const t = process.hrtime.bigint();
+for (let i = 0; i < n; i += 4096) b[i] = 1; process.stdout.write(String(Number(process.hrtime.bigint() - t) / 1e3 / (n / 4096)));`;
+  const times = [0, 1, 2].map(() => Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', env: TIMED_ENV })));
+  const us = Math.min(...times);
+  return `host: ${availableParallelism()} cores; fresh memory ${us.toFixed(2)} µs per 4 KiB page first touched (${((4096 / us) * 1e6 / 2 ** 20).toFixed(0)} MiB/s), best of 3`;
 }
 
 /** Wall time of one run, in seconds (output discarded), in {@link TIMED_ENV}. */

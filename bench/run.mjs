@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchBinary } from './binary.mjs';
 import { benchEndToEnd } from './endtoend.mjs';
-import { benchPeers } from './peers.mjs';
+import { benchPeers, hostNote } from './peers.mjs';
 import { benchPlanners } from './greedy.mjs';
 import { benchMinimalloc } from './planners.mjs';
 import { benchSnapshot } from './snapshot-load.mjs';
@@ -81,6 +81,7 @@ const fmt = (x, d = 1) => x.toFixed(d);
 const mega = (x) => `${fmt(x / 1e6, 2)} M`;
 const rows = [];
 console.log(`memsim bench · node ${process.version} · ${workload} traces · best of ${repeat}`);
+console.log(hostNote());
 if (sections.includes('parse')) {
 console.log('\nparse (readTrace: syntax + semantic checks + columnar build)');
 console.log('events      format  file MB   MB/s     events/s   trace MiB   max RSS MiB');

@@ -52,7 +52,9 @@ export interface OpenedTrace {
  * read already (then nothing more is read).
  */
 export function openTrace(path: string, options: ReadOptions = {}, whole?: Uint8Array): OpenedTrace {
-  const src = new ByteSource(path, 1 << 20, options.onProgress, whole);
+  // Read 256 KiB at a time (into a buffer of twice that): each page of the buffer is fresh memory,
+  // a page fault on first touch, and the readers need no more than 64 KiB ahead of a record.
+  const src = new ByteSource(path, 1 << 18, options.onProgress, whole);
   src.fill();
   const head = src.buf.subarray(0, Math.min(src.end, 64 * 1024));
   return { path, src, reader: detectReader(path, head, options.format) };
