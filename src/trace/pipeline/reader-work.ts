@@ -10,7 +10,6 @@ import { TraceBuilder } from '../builder.js';
 import { openTrace } from '../open.js';
 import { loadReader } from '../readers.js';
 import type { Trace } from '../model.js';
-import type { ByteSource } from '../source.js';
 import type { PartialTrace, ReaderInit, ReaderMessage } from './protocol.js';
 
 /** Below this many bytes an array goes with the last message as a copy (Node's pooled buffers are smaller). */
@@ -27,11 +26,6 @@ export function movedBuffers(trace: Trace): ArrayBuffer[] {
     if (ArrayBuffer.isView(v) && v.buffer instanceof ArrayBuffer && v.buffer.byteLength >= MOVE_MIN_BYTES) moved.add(v.buffer);
   }
   return [...moved];
-}
-
-/** Whether every byte of the file has been read (into the source's buffer, not parsed yet). */
-function readToEnd(src: ByteSource): boolean {
-  return src.eof || (src.totalBytes > 0 && src.readBytes >= src.totalBytes);
 }
 
 /** Something messages are posted to: the parent port or a port of a channel. */
@@ -70,13 +64,9 @@ export async function readAndPost(init: ReaderInit, post: (m: ReaderMessage, mov
   const asked = Math.min(256, step);
   let nextPost = step;
   let tagsSent = 0;
-  // Once the file is read to its end, what is left to parse is in the source's buffer (a few MiB at
-  // most): the trace is then posted eight times as often, so that the replay, which can replay only
-  // what was posted, ends a few thousand events after this thread rather than up to `every` after.
-  let src: ByteSource | undefined;
   const publish = (b: TraceBuilder): void => {
     if (b.length < nextPost) return;
-    nextPost = b.length < init.every ? b.length * 2 : b.length + (src !== undefined && readToEnd(src) ? Math.max(step, init.every >> 3) : init.every);
+    nextPost = b.length < init.every ? b.length * 2 : b.length + init.every;
     const t = b.partial();
     const tags = t.tags;
     const partial: PartialTrace = { ...t, ids: t.ids.shareable(), tagsFrom: tagsSent, newTags: tags.slice(tagsSent) };
@@ -87,7 +77,6 @@ export async function readAndPost(init: ReaderInit, post: (m: ReaderMessage, mov
   let last: ReaderMessage;
   try {
     const opened = openTrace(init.path, init.options);
-    src = opened.src;
     await loadReader(opened.reader);
     const builder = new TraceBuilder(init.path, { ...init.options, source: opened.src, onEvents: { every: asked, call: publish } });
     const recorded = opened.reader.read(opened.src, builder, init.options);
