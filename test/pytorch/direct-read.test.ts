@@ -14,7 +14,7 @@ import { parseSnapshot } from '../../src/trace/pytorch/snapshot.js';
 import { DIRECT_MIN_BYTES, unpickleSnapshot } from '../../src/trace/pytorch/snapshot-unpickler.js';
 import { unpickleSnapshotFile } from '../../src/trace/pytorch/file-window.js';
 import { SHARED_TRACES, tempDir } from '../helpers.js';
-import { entry, frame, MiB, segment, settings } from './snapshot-helpers.js';
+import { entry, MiB, SAMPLE_FRAMES, segment, settings } from './snapshot-helpers.js';
 
 /** The same file read the plain way: every value unpickled, then the entries converted (the reference). */
 function readPlain(file: string, options: ReadOptions = {}): Trace {
@@ -68,15 +68,7 @@ function outcome(read: () => Trace): Trace | string {
 
 const A = 0x7f0000000000;
 
-const FRAMES = [
-  frame('/home/u/train.py', 12, 'forward'),
-  frame('/usr/lib/python3/site-packages/torch/nn/modules/module.py', 1500, '_call_impl'),
-  { name: 'c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc', filename: 'CUDACachingAllocator.cpp', line: 0 },
-  { name: 'user_kernel_launch()', filename: 'kernels.cu', line: 3 },
-  frame('/home/u/model.py', 41, 'forward'),
-  // The same text as the first one, another dict (the plain path interns frames by text).
-  frame('/home/u/train.py', 12, 'forward'),
-];
+const FRAMES = SAMPLE_FRAMES;
 
 /** What goes wrong in one entry, if anything. */
 const BREAKS: ((e: Record<string, PickleWritable>) => void)[] = [

@@ -3,6 +3,11 @@ import { join } from 'node:path';
 import { pickle, PickleTuple, type PickleWritable } from '../../src/trace/pytorch/pickle-writer.js';
 import { expect } from 'vitest';
 import type { Trace } from '../../src/trace/model.js';
+import { openTrace, readOpenedTrace } from '../../src/trace/open.js';
+import type { TraceReader } from '../../src/trace/readers.js';
+import { importSnapshot } from '../../src/trace/pytorch/import.js';
+import type { PickleValue } from '../../src/trace/pytorch/pickle-value.js';
+import { parseSnapshot, type DeviceTrace } from '../../src/trace/pytorch/snapshot.js';
 import { tempDir } from '../helpers.js';
 
 /** A block of a synthetic final segment. */
@@ -124,3 +129,29 @@ export function expectSameEvents(a: Trace, b: Trace): void {
   expect(tags(b)).toEqual(tags(a));
   expect(b.time ? [...b.time] : null).toEqual(a.time ? [...a.time] : null);
 }
+
+/** `file` read with the snapshot reader's unpickling replaced by `unpickled`. */
+export function readWith(file: string, unpickled: () => { root: PickleValue; traces?: DeviceTrace[] }): Trace {
+  const opened = openTrace(file);
+  const reader: TraceReader = {
+    ...opened.reader,
+    read(_src, builder, o) {
+      const { root, traces } = unpickled();
+      return importSnapshot(parseSnapshot(root, file, traces), file, builder, o.device);
+    },
+  };
+  return readOpenedTrace({ ...opened, reader }, {});
+}
+
+/**
+ * Frames of a user's script, of PyTorch and of the allocator's and a kernel's C++, as stacks hold
+ * them; the sixth has the first one's text in another dict (the plain path interns frames by text).
+ */
+export const SAMPLE_FRAMES: PickleWritable[] = [
+  frame('/home/u/train.py', 12, 'forward'),
+  frame('/usr/lib/python3/site-packages/torch/nn/modules/module.py', 1500, '_call_impl'),
+  { name: 'c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc', filename: 'CUDACachingAllocator.cpp', line: 0 },
+  { name: 'user_kernel_launch()', filename: 'kernels.cu', line: 3 },
+  frame('/home/u/model.py', 41, 'forward'),
+  frame('/home/u/train.py', 12, 'forward'),
+];

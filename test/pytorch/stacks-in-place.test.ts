@@ -1,42 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TraceReader } from '../../src/trace/readers.js';
-import { openTrace, readOpenedTrace } from '../../src/trace/open.js';
 import type { Trace } from '../../src/trace/model.js';
-import { importSnapshot } from '../../src/trace/pytorch/import.js';
 import { unpickle } from '../../src/trace/pytorch/pickle.js';
 import { pickle, type PickleWritable } from '../../src/trace/pytorch/pickle-writer.js';
-import { parseSnapshot, type DeviceTrace } from '../../src/trace/pytorch/snapshot.js';
-import type { PickleValue } from '../../src/trace/pytorch/pickle-value.js';
 import { unpickleSnapshot } from '../../src/trace/pytorch/snapshot-unpickler.js';
 import { tempDir } from '../helpers.js';
-import { entry, frame, MiB, segment } from './snapshot-helpers.js';
-
-/** `file` read with the snapshot reader's unpickling replaced by `unpickled`. */
-function readWith(file: string, unpickled: () => { root: PickleValue; traces?: DeviceTrace[] }): Trace {
-  const opened = openTrace(file);
-  const reader: TraceReader = {
-    ...opened.reader,
-    read(_src, builder, o) {
-      const { root, traces } = unpickled();
-      return importSnapshot(parseSnapshot(root, file, traces), file, builder, o.device);
-    },
-  };
-  return readOpenedTrace({ ...opened, reader }, {});
-}
+import { entry, frame, MiB, readWith, SAMPLE_FRAMES, segment } from './snapshot-helpers.js';
 
 const A = 0x7f0000000000;
 
-const FRAMES: PickleWritable[] = [
-  frame('/home/u/train.py', 12, 'forward'),
-  frame('/usr/lib/python3/site-packages/torch/nn/modules/module.py', 1500, '_call_impl'),
-  { name: 'c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc', filename: 'CUDACachingAllocator.cpp', line: 0 },
-  { name: 'user_kernel_launch()', filename: 'kernels.cu', line: 3 },
-  frame('/home/u/model.py', 41, 'forward'),
-  frame('/home/u/train.py', 12, 'forward'),
-  frame('/home/u/data.py', 7, 'load'),
-];
+const FRAMES: PickleWritable[] = [...SAMPLE_FRAMES, frame('/home/u/data.py', 7, 'load')];
 
 /**
  * A snapshot of `n` allocs of 512 bytes, each with a frames list of its own (a frame of its own last,

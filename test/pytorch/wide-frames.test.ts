@@ -1,31 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TraceReader } from '../../src/trace/readers.js';
-import { openTrace, readOpenedTrace } from '../../src/trace/open.js';
-import type { Trace } from '../../src/trace/model.js';
-import { importSnapshot } from '../../src/trace/pytorch/import.js';
 import { unpickle } from '../../src/trace/pytorch/pickle.js';
 import { pickle, type PickleWritable } from '../../src/trace/pytorch/pickle-writer.js';
-import { parseSnapshot, type DeviceTrace } from '../../src/trace/pytorch/snapshot.js';
-import type { PickleValue } from '../../src/trace/pytorch/pickle-value.js';
 import { unpickleSnapshot } from '../../src/trace/pytorch/snapshot-unpickler.js';
 import { unpickleSnapshotFile } from '../../src/trace/pytorch/file-window.js';
 import { tempDir } from '../helpers.js';
-import { entry, frame, MiB, segment } from './snapshot-helpers.js';
-
-/** `file` read with the snapshot reader's unpickling replaced by `unpickled`. */
-function readWith(file: string, unpickled: () => { root: PickleValue; traces?: DeviceTrace[] }): Trace {
-  const opened = openTrace(file);
-  const reader: TraceReader = {
-    ...opened.reader,
-    read(_src, builder, o) {
-      const { root, traces } = unpickled();
-      return importSnapshot(parseSnapshot(root, file, traces), file, builder, o.device);
-    },
-  };
-  return readOpenedTrace({ ...opened, reader }, {});
-}
+import { entry, frame, MiB, readWith, segment } from './snapshot-helpers.js';
 
 const A = 0x7f0000000000;
 
