@@ -237,12 +237,7 @@ export class TraceBuilder extends BuildProblems {
     const a = this.ids.latestDecimal(value);
     if (a < 0 || this.freeEvent[a] !== -1 || !this.plainColumns()) return false;
     const sizeBytes = this.size[this.allocEvent[a] as number] as number;
-    const i = this.pushPlain(OP_FREE, sizeBytes, step, line);
-    this.alloc[i] = a;
-    this.freeEvent[a] = i;
-    this.live -= sizeBytes;
-    this.liveAllocs--;
-    this.frees++;
+    this.recordFree(this.pushPlain(OP_FREE, sizeBytes, step, line), a, sizeBytes);
     return true;
   }
 
@@ -307,13 +302,17 @@ export class TraceBuilder extends BuildProblems {
     const allocAt = this.allocEvent[a] as number;
     const sizeBytes = this.size[allocAt] as number;
     const st = stream >= 0 ? stream : this.stream ? (this.stream[allocAt] as number) : 0;
-    const i = this.push(OP_FREE, sizeBytes, step, st, 0, time, line);
+    this.recordFree(this.push(OP_FREE, sizeBytes, step, st, 0, time, line), a, sizeBytes);
+    return a;
+  }
+
+  /** Records event `i` as the free of allocation `a`, of `sizeBytes`. */
+  private recordFree(i: number, a: number, sizeBytes: number): void {
     this.alloc[i] = a;
     this.freeEvent[a] = i;
     this.live -= sizeBytes;
     this.liveAllocs--;
     this.frees++;
-    return a;
   }
 
   private checkTime(time: number, line: number): boolean {
