@@ -1,5 +1,4 @@
 import { TraceError } from '../errors.js';
-import { newColumn } from './columns.js';
 import { BuildProblems } from './build-problems.js';
 import { type BuildSource, EventColumns } from './event-columns.js';
 import { decimalId, NOT_DECIMAL, NOT_SIMPLE } from './id-table.js';
@@ -46,10 +45,7 @@ export class TraceBuilder extends BuildProblems {
   stacks: TraceStacks | undefined;
   private readonly lenient: boolean;
   private readonly onEvents: BuildOptions['onEvents'];
-  /** The event count at which `onEvents` is called next. */
-  private nextCall = Infinity;
 
-  private currentStep = 0;
   private lastTime = -Infinity;
   private lastTimeLine = 0;
 
@@ -330,7 +326,7 @@ export class TraceBuilder extends BuildProblems {
   }
 
   /** Calls `onEvents` (before event `nextCall` is written: the events before it are complete). */
-  private called(): void {
+  protected override called(): void {
     const on = this.onEvents as NonNullable<BuildOptions['onEvents']>;
     this.n--;
     on.call(this);
@@ -345,46 +341,6 @@ export class TraceBuilder extends BuildProblems {
    */
   partial(): Trace {
     return this.assemble('', (col) => col);
-  }
-
-  private push(op: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
-    const i = this.pushPlain(op, sizeBytes, step, line);
-    if (stream !== 0 && !this.stream) this.stream = newColumn(Float64Array, this.cap, this.reserve);
-    if (this.stream) this.stream[i] = stream;
-    if (tagIndex !== 0 && !this.tag) this.tag = newColumn(Uint32Array, this.cap, this.reserve);
-    if (this.tag) this.tag[i] = tagIndex;
-    if (time === time && !this.time) this.time = newColumn(Float64Array, this.cap, this.reserve).fill(NaN, 0, i);
-    if (this.time) this.time[i] = time;
-    return i;
-  }
-
-  /**
-   * {@link push} of an event with no stream, tag or time, where the trace has no such column (the
-   * reading loop of the usual CSV header calls it: a shorter body for V8 to compile into that loop,
-   * which it compiles more than once while it tiers up).
-   */
-  private pushPlain(op: number, sizeBytes: number, step: number, line: number): number {
-    const i = this.n++;
-    if (i >= this.cap) this.growEvents();
-    if (i === this.nextCall) this.called();
-    this.op[i] = op;
-    this.size[i] = sizeBytes;
-    if (step === step && (step !== this.currentStep || i === 0)) {
-      this.currentStep = step;
-      this.stepSet.add(step);
-      if ((step | 0) !== step && this.step instanceof Int32Array) this.widenSteps();
-    } else if (i === 0) {
-      this.stepSet.add(this.currentStep);
-    }
-    this.step[i] = this.currentStep;
-    if (this.line) this.line[i] = line;
-    else if (i === 0) this.lineBase = line;
-    else if (line !== i + this.lineBase) {
-      // The first event off the rule (a blank or comment line before it, say): the column from now on.
-      this.line = this.materialiseLines(i);
-      this.line[i] = line;
-    }
-    return i;
   }
 
   /**
