@@ -282,3 +282,26 @@ describe('OrderedSet.replace', () => {
     );
   });
 });
+
+describe('OrderedSet.replace at the ends of the set', () => {
+  it('grows the last pair and lowers the first in place, where no later or earlier leaf bounds them', () => {
+    const s = new OrderedSet(4);
+    // Several leaves: the first and the last pair lie in different ones.
+    for (let k = 0; k < 300; k++) s.insert(10 * k + 5, 10 * k + 8);
+    const last = s.last();
+    expect(s.replace(last, 2991, 5000)).toBe(true);
+    expect(s.replace(s.first(), 1, 8)).toBe(true);
+    const walk: [number, number][] = [];
+    s.forEach((a, b) => walk.push([a, b]));
+    expect(walk[0]).toEqual([1, 8]);
+    expect(walk[walk.length - 1]).toEqual([2991, 5000]);
+    expect(s.find(2991, 5000)).toBeGreaterThanOrEqual(0);
+    expect(s.find(1, 8)).toBeGreaterThanOrEqual(0);
+    // The last pair of the first leaf (cursors of one leaf follow each other) has a later leaf: it
+    // may not grow past its own old value, even though its neighbour is far above.
+    let c = s.first();
+    while (s.next(c) === c + 1) c = s.next(c);
+    expect(s.next(c)).toBeGreaterThanOrEqual(0);
+    expect(s.replace(c, s.a(c) + 1, s.b(c))).toBe(false);
+  });
+});
