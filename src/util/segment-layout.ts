@@ -1,3 +1,4 @@
+import { FreeRanges } from './free-ranges.js';
 import { LiveBlocks } from './live-blocks.js';
 import { SegmentAttributes } from './segment-attributes.js';
 import { OrderedSet } from './ordered-set.js';
@@ -30,7 +31,7 @@ export interface LayoutSegment {
  * the address space never merge; mapped ranges of an expandable segment do).
  *
  * Nothing is simulated: callers say where every segment and block is. Every operation is O(log n);
- * the sets live in typed arrays ({@link OrderedSet}). While every live block was carved from a free
+ * the sets live in typed arrays ({@link OrderedSet}), the free ranges in {@link FreeRanges}. While every live block was carved from a free
  * range (as in a consistent history), the live blocks are kept by start alone ({@link LiveBlocks}):
  * a block that lies in free space overlaps no other, and one in a segment none that is added later.
  * The first block that does not (outside a segment, over another, of size 0), or a segment removed
@@ -45,16 +46,8 @@ export class SegmentLayout {
   private lastSeg = -1;
   private lastSegStart = 0;
   private lastSegEnd = 0;
-  /** Free ranges keyed (start, end), and the same keyed (size, start). */
-  private readonly gaps = new OrderedSet();
-  private readonly gapSizes = new OrderedSet();
-  /**
-   * The answer of the last {@link freeBytesFrom}: the free range at or before `gapQueryAt` (a cursor
-   * of `gaps`), reused by the {@link take} at the same address that follows it; NaN once the free
-   * ranges change.
-   */
-  private gapQueryAt = NaN;
-  private gapQuery = -1;
+  /** The free ranges inside segments. */
+  private readonly gaps: FreeRanges;
   /** Live blocks by start while each lies in what was a free range of a segment; null once one may not. */
   private live: LiveBlocks | null;
   /** Live blocks keyed (start, end), payload = the caller's block id, once `live` is null. */
@@ -70,10 +63,8 @@ export class SegmentLayout {
    * `keyed`: keep the live blocks by start while the history allows it (see the class comment);
    * false: in the ordered set from the start.
    */
-  constructor(
-    private readonly bySize = true,
-    keyed = true,
-  ) {
+  constructor(bySize = true, keyed = true) {
+    this.gaps = new FreeRanges(bySize);
     this.live = keyed ? new LiveBlocks() : null;
     this.used = keyed ? null : new OrderedSet();
   }
@@ -85,15 +76,12 @@ export class SegmentLayout {
 
   /** Number of free ranges inside segments. */
   get gapCount(): number {
-    if (!this.bySize) throw new Error('SegmentLayout: free ranges are not kept by size');
-    return this.gapSizes.size;
+    return this.gaps.count;
   }
 
   /** The largest free range inside a segment (0 when none). */
   largestGapBytes(): number {
-    if (!this.bySize) throw new Error('SegmentLayout: free ranges are not kept by size');
-    const n = this.gapSizes.last();
-    return n < 0 ? 0 : this.gapSizes.a(n);
+    return this.gaps.largestBytes();
   }
 
   /** The node of the segment containing `addr`, or -1 (the last one found answers again while it contains `addr`). */
@@ -136,74 +124,13 @@ export class SegmentLayout {
     return n >= 0 && this.segs.b(n) > start;
   }
 
-  private addGap(start: number, end: number): void {
-    if (end <= start) return;
-    this.gapQueryAt = NaN;
-    this.gaps.insert(start, end);
-    if (this.bySize) this.gapSizes.insert(end - start, start);
-  }
-
-  private removeGap(start: number, end: number): void {
-    this.gapQueryAt = NaN;
-    this.gaps.remove(start, end);
-    if (this.bySize) this.gapSizes.remove(end - start, start);
-  }
-
-  /** Changes the free range at cursor `g` from [s, e) to [ns, ne) (in place where the set allows). */
-  private moveGap(g: number, s: number, e: number, ns: number, ne: number): void {
-    this.gapQueryAt = NaN;
-    if (!this.gaps.replace(g, ns, ne)) {
-      this.gaps.remove(s, e);
-      this.gaps.insert(ns, ne);
-    }
-    if (this.bySize) {
-      this.gapSizes.remove(e - s, s);
-      this.gapSizes.insert(ne - ns, ns);
-    }
-  }
-
   /**
    * Marks [start, end) free, merging with free neighbours in the same segment; `seg` is the node of
    * the segment containing `start` when the caller has it.
    */
   private freeRange(start: number, end: number, seg = this.segNodeAt(start)): void {
     if (seg < 0 || this.segs.b(seg) < end) return;
-    const gaps = this.gaps;
-    const left = gaps.predecessor(start, -Infinity);
-    const joinLeft = left >= 0 && gaps.b(left) === start && gaps.a(left) >= this.segs.a(seg);
-    // The first free range at or after `end`: the one after `left`, unless a range starts inside [start, end).
-    let right = left >= 0 ? gaps.next(left) : gaps.first();
-    if (right >= 0 && gaps.a(right) < end) right = gaps.lowerBound(end, -Infinity);
-    const joinRight = right >= 0 && gaps.a(right) === end && end < this.segs.b(seg);
-    if (joinLeft) {
-      const s = gaps.a(left);
-      const e = joinRight ? gaps.b(right) : end;
-      this.moveGap(left, s, start, s, e);
-      if (joinRight) this.removeGap(end, e);
-    } else if (joinRight) {
-      const e = gaps.b(right);
-      this.moveGap(right, end, e, start, e);
-    } else {
-      this.addGap(start, end);
-    }
-  }
-
-  /** Removes [start, end) from the free ranges; false when it is not wholly inside one. */
-  private carve(start: number, end: number): boolean {
-    const g = start === this.gapQueryAt ? this.gapQuery : this.gaps.predecessor(start, Infinity);
-    if (g < 0) return false;
-    const gs = this.gaps.a(g);
-    const ge = this.gaps.b(g);
-    if (ge < end) return false;
-    if (gs < start) {
-      this.moveGap(g, gs, ge, gs, start);
-      this.addGap(end, ge);
-    } else if (end < ge) {
-      this.moveGap(g, gs, ge, end, ge);
-    } else {
-      this.removeGap(gs, ge);
-    }
-    return true;
+    this.gaps.free(start, end, start === this.segs.a(seg), end === this.segs.b(seg));
   }
 
   /** Adds a wholly free segment; false (and nothing added) when it overlaps an existing one. */
@@ -247,19 +174,6 @@ export class SegmentLayout {
     if (at < end) this.freeRange(at, end);
   }
 
-  /** Removes whatever free ranges overlap [start, end) (a block recorded where the layout had no room). */
-  private carveAll(start: number, end: number): void {
-    let g = this.gaps.predecessor(end, -Infinity);
-    while (g >= 0 && this.gaps.b(g) > start) {
-      const gs = this.gaps.a(g);
-      const ge = this.gaps.b(g);
-      this.removeGap(gs, ge);
-      if (gs < start) this.addGap(gs, start);
-      if (ge > end) this.addGap(end, ge);
-      g = this.gaps.predecessor(Math.min(gs, end), -Infinity);
-    }
-  }
-
   /**
    * Removes the segment that starts at `start`. Returns false when no segment of that size starts
    * there or when it was not wholly free (it is removed all the same, with the free ranges in it).
@@ -269,12 +183,10 @@ export class SegmentLayout {
     if (n < 0 || this.segs.a(n) !== start) return false;
     const end = this.segs.b(n);
     const id = this.segs.payload(n);
-    const wasFree = this.gaps.find(start, end) >= 0;
+    const wasFree = this.gaps.isRange(start, end);
     // Blocks left outside every segment: the ordered set keeps them.
     if (!wasFree) this.ordered();
-    for (let g = this.gaps.lowerBound(start, -Infinity); g >= 0 && this.gaps.a(g) < end; g = this.gaps.lowerBound(start, -Infinity)) {
-      this.removeGap(this.gaps.a(g), this.gaps.b(g));
-    }
+    this.gaps.removeFrom(start, end);
     this.segsChanged().remove(start, end);
     this.attrs.remove(id);
     this.reservedBytes -= end - start;
@@ -327,7 +239,7 @@ export class SegmentLayout {
   unmap(start: number, size: number): boolean {
     const end = start + size;
     const n = this.segNodeAt(start);
-    if (n < 0 || this.segs.b(n) < end || !this.carve(start, end)) return false;
+    if (n < 0 || this.segs.b(n) < end || !this.gaps.carve(start, end)) return false;
     const s = this.segs.a(n);
     const e = this.segs.b(n);
     const id = this.segs.payload(n);
@@ -348,7 +260,7 @@ export class SegmentLayout {
   take(start: number, size: number, id: number): number {
     const end = start + size;
     const live = this.live;
-    if (live && size > 0 && LiveBlocks.holds(start) && this.carve(start, end)) {
+    if (live && size > 0 && LiveBlocks.holds(start) && this.gaps.carve(start, end)) {
       live.add(start, end, id);
       this.usedBytes += size;
       return TAKE_OK;
@@ -361,8 +273,8 @@ export class SegmentLayout {
     if (after >= 0 && used.a(after) < end) return TAKE_OVERLAP;
     used.insert(start, end, id);
     this.usedBytes += size;
-    if (size === 0 || this.carve(start, end)) return TAKE_OK;
-    this.carveAll(start, end);
+    if (size === 0 || this.gaps.carve(start, end)) return TAKE_OK;
+    this.gaps.carveAll(start, end);
     return TAKE_OUTSIDE_FREE;
   }
 
@@ -395,11 +307,7 @@ export class SegmentLayout {
 
   /** Size of the free range from `addr` to the end of the free range that contains it, or -1. */
   freeBytesFrom(addr: number): number {
-    const g = this.gaps.predecessor(addr, Infinity);
-    this.gapQueryAt = addr;
-    this.gapQuery = g;
-    if (g < 0 || this.gaps.b(g) <= addr) return -1;
-    return this.gaps.b(g) - addr;
+    return this.gaps.bytesFrom(addr);
   }
 
   /** Every segment in address order (not on hot paths). */
@@ -409,17 +317,18 @@ export class SegmentLayout {
 
   /** Live blocks and free ranges of [start, end) in address order: `id` is -1 for a free range. */
   forEachBlockIn(start: number, end: number, fn: (blockStart: number, blockEnd: number, id: number) => void): void {
-    let g = this.gaps.lowerBound(start, -Infinity);
+    const gaps = this.gaps;
+    let g = gaps.firstFrom(start);
     const used = this.used;
     const live = this.live as LiveBlocks;
     let u = used ? used.lowerBound(start, -Infinity) : live.firstFrom(start);
     for (;;) {
       const ua = used ? (u >= 0 && used.a(u) < end ? used.a(u) : Infinity) : live.startOf(u, end);
-      const ga = g >= 0 && this.gaps.a(g) < end ? this.gaps.a(g) : Infinity;
+      const ga = g >= 0 && gaps.start(g) < end ? gaps.start(g) : Infinity;
       if (ua === Infinity && ga === Infinity) return;
       if (ua > ga) {
-        fn(ga, this.gaps.b(g), -1);
-        g = this.gaps.next(g);
+        fn(ga, gaps.end(g), -1);
+        g = gaps.next(g);
       } else if (used) {
         fn(ua, used.b(u), used.payload(u));
         u = used.next(u);
