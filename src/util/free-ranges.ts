@@ -82,12 +82,20 @@ export class FreeRanges {
     if (this.gapSizes) this.gapSizes.remove(end - start, start);
   }
 
-  /** Changes the range at cursor `g` from [s, e) to [ns, ne) (in place where the set allows). */
-  private move(g: number, s: number, e: number, ns: number, ne: number): void {
+  /**
+   * Moves the start of the range at cursor `g` by `startBy` bytes and its end by `endBy` (in place
+   * where the set allows). By how much, not to where: the caller passes small integers, not doubles.
+   */
+  private move(g: number, startBy: number, endBy: number): void {
     this.queryAt = NaN;
-    if (!this.gaps.replace(g, ns, ne)) {
-      this.gaps.remove(s, e);
-      this.gaps.insert(ns, ne);
+    const gaps = this.gaps;
+    const s = gaps.a(g);
+    const e = gaps.b(g);
+    const ns = s + startBy;
+    const ne = e + endBy;
+    if (!gaps.shift(g, startBy, endBy)) {
+      gaps.remove(s, e);
+      gaps.insert(ns, ne);
     }
     if (this.gapSizes) {
       this.gapSizes.remove(e - s, s);
@@ -96,42 +104,47 @@ export class FreeRanges {
   }
 
   /**
-   * Marks [start, end) free, merging with the free range that ends at `start` (unless `start` is
-   * its segment's start) and with the one that begins at `end` (unless `end` is its segment's end).
+   * Marks `size` bytes from `start` free, merging with the free range that ends at `start` (unless
+   * `start` is its segment's start) and with the one that begins where they end (unless that is the
+   * segment's end).
    */
-  free(start: number, end: number, isSegmentStart: boolean, isSegmentEnd: boolean): void {
+  free(start: number, size: number, isSegmentStart: boolean, isSegmentEnd: boolean): void {
+    // `end` is passed to no call but the last branch's: a double passed to calls in several branches
+    // is boxed once, by code that V8 places before the branches, whichever branch runs.
+    const end = start + size;
     const gaps = this.gaps;
     const left = gaps.predecessor(start, -Infinity);
     const joinLeft = !isSegmentStart && left >= 0 && gaps.b(left) === start;
-    // The first free range at or after `end`: the one after `left`, unless a range starts inside [start, end).
+    // The first free range at or after `end`: the one after `left`, or one after that where ranges
+    // start inside [start, end) (none do in a consistent history).
     let right = left >= 0 ? gaps.next(left) : gaps.first();
-    if (right >= 0 && gaps.a(right) < end) right = gaps.lowerBound(end, -Infinity);
+    while (right >= 0 && gaps.a(right) < end) right = gaps.next(right);
     const joinRight = !isSegmentEnd && right >= 0 && gaps.a(right) === end;
     if (joinLeft) {
-      const s = gaps.a(left);
+      const rs = joinRight ? gaps.a(right) : 0;
       const e = joinRight ? gaps.b(right) : end;
-      this.move(left, s, start, s, e);
-      if (joinRight) this.remove(end, e);
+      this.move(left, 0, e - start);
+      if (joinRight) this.remove(rs, e);
     } else if (joinRight) {
-      const e = gaps.b(right);
-      this.move(right, end, e, start, e);
+      this.move(right, -size, 0);
     } else {
       this.add(start, end);
     }
   }
 
-  /** Removes [start, end) from the free ranges; false (nothing changed) when it is not wholly inside one. */
-  carve(start: number, end: number): boolean {
+  /** Removes `size` bytes from `start` from the free ranges; false (nothing changed) when they are not wholly inside one. */
+  carve(start: number, size: number): boolean {
+    const end = start + size;
     const g = start === this.queryAt ? this.query : this.gaps.predecessor(start, Infinity);
     if (g < 0) return false;
     const gs = this.gaps.a(g);
     const ge = this.gaps.b(g);
     if (ge < end) return false;
     if (gs < start) {
-      this.move(g, gs, ge, gs, start);
+      this.move(g, 0, start - ge);
       this.add(end, ge);
     } else if (end < ge) {
-      this.move(g, gs, ge, end, ge);
+      this.move(g, size, 0);
     } else {
       this.remove(gs, ge);
     }

@@ -282,15 +282,19 @@ export class OrderedSet {
   }
 
   /**
-   * Changes the element at `cursor` to (a, b) in place, where that keeps the leaf sorted and within
-   * its bounds in the tree: the new pair lies strictly between the element's neighbours in its leaf
-   * (at the leaf's first slot it may not decrease, at its last it may not increase, unless the leaf
-   * is the first, or the last, of the set: nothing bounds it there). Returns false, changing
-   * nothing, otherwise (the caller removes and inserts instead). The pair must not be present.
+   * Moves the element at `cursor` by `aBy` and `bBy`, to (a + aBy, b + bBy), in place, where that keeps
+   * the leaf sorted and within its bounds in the tree: the new pair lies strictly between the
+   * element's neighbours in its leaf (at the leaf's first slot it may not decrease, at its last it
+   * may not increase, unless the leaf is the first, or the last, of the set: nothing bounds it
+   * there). Returns false, changing nothing, otherwise (the caller removes and inserts instead). The
+   * new pair must not be present. By how much, not to where: callers pass small integers, which V8
+   * passes to a call it does not inline as they are, where new keys would be doubles boxed on the heap.
    */
-  replace(cursor: number, a: number, b: number): boolean {
+  shift(cursor: number, aBy: number, bBy: number): boolean {
     const la = this.la;
     const lb = this.lb;
+    const a = (la[cursor] as number) + aBy;
+    const b = (lb[cursor] as number) + bBy;
     const l = cursor >> SHIFT;
     const i = cursor & (B - 1);
     const n = this.lcount[l] as number;
@@ -298,17 +302,15 @@ export class OrderedSet {
     if (i > 0) {
       const lowA = la[cursor - 1] as number;
       if (a < lowA || (a === lowA && b <= (lb[cursor - 1] as number))) return false;
-    } else if (this.lprev[l] !== -1) {
-      const lowA = la[cursor] as number;
-      if (a < lowA || (a === lowA && b < (lb[cursor] as number))) return false;
+    } else if (this.lprev[l] !== -1 && (aBy < 0 || (aBy === 0 && bBy < 0))) {
+      return false;
     }
     // Below the upper bound likewise (the end of the set at the last leaf's last slot: a tail that grows).
     if (i < n - 1) {
       const highA = la[cursor + 1] as number;
       if (a > highA || (a === highA && b >= (lb[cursor + 1] as number))) return false;
-    } else if (this.lnext[l] !== -1) {
-      const highA = la[cursor] as number;
-      if (a > highA || (a === highA && b > (lb[cursor] as number))) return false;
+    } else if (this.lnext[l] !== -1 && (aBy > 0 || (aBy === 0 && bBy > 0))) {
+      return false;
     }
     la[cursor] = a;
     lb[cursor] = b;

@@ -125,12 +125,15 @@ export class SegmentLayout {
   }
 
   /**
-   * Marks [start, end) free, merging with free neighbours in the same segment; `seg` is the node of
-   * the segment containing `start` when the caller has it.
+   * Marks `size` bytes from `start` free, merging with free neighbours in the same segment; `seg` is
+   * the node of the segment containing `start` when the caller has it. (A range is passed on as its
+   * start and size, here and in {@link FreeRanges}: a size is a small integer, where an end would be a
+   * new double for each call that V8 does not inline to box on the heap.)
    */
-  private freeRange(start: number, end: number, seg = this.segNodeAt(start)): void {
+  private freeRange(start: number, size: number, seg = this.segNodeAt(start)): void {
+    const end = start + size;
     if (seg < 0 || this.segs.b(seg) < end) return;
-    this.gaps.free(start, end, start === this.segs.a(seg), end === this.segs.b(seg));
+    this.gaps.free(start, size, start === this.segs.a(seg), end === this.segs.b(seg));
   }
 
   /** Adds a wholly free segment; false (and nothing added) when it overlaps an existing one. */
@@ -161,17 +164,17 @@ export class SegmentLayout {
   private addFreeAround(start: number, end: number): void {
     const used = this.used;
     if (!used) {
-      this.freeRange(start, end);
+      this.freeRange(start, end - start);
       return;
     }
     let at = start;
     const before = used.predecessor(start, Infinity);
     if (before >= 0 && used.b(before) > at) at = used.b(before);
     for (let u = used.lowerBound(start, Infinity); u >= 0 && used.a(u) < end; u = used.next(u)) {
-      if (used.a(u) > at) this.freeRange(at, used.a(u));
+      if (used.a(u) > at) this.freeRange(at, used.a(u) - at);
       at = Math.max(at, used.b(u));
     }
-    if (at < end) this.freeRange(at, end);
+    if (at < end) this.freeRange(at, end - at);
   }
 
   /**
@@ -239,7 +242,7 @@ export class SegmentLayout {
   unmap(start: number, size: number): boolean {
     const end = start + size;
     const n = this.segNodeAt(start);
-    if (n < 0 || this.segs.b(n) < end || !this.gaps.carve(start, end)) return false;
+    if (n < 0 || this.segs.b(n) < end || !this.gaps.carve(start, size)) return false;
     const s = this.segs.a(n);
     const e = this.segs.b(n);
     const id = this.segs.payload(n);
@@ -258,13 +261,13 @@ export class SegmentLayout {
    * segment (histories without segments), but never over another live block.
    */
   take(start: number, size: number, id: number): number {
-    const end = start + size;
     const live = this.live;
-    if (live && size > 0 && LiveBlocks.holds(start) && this.gaps.carve(start, end)) {
-      live.add(start, end, id);
+    if (live && size > 0 && LiveBlocks.holds(start) && this.gaps.carve(start, size)) {
+      live.add(start, size, id);
       this.usedBytes += size;
       return TAKE_OK;
     }
+    const end = start + size;
     const used = this.ordered();
     const before = used.predecessor(start, Infinity);
     if (before >= 0 && used.b(before) > start) return TAKE_OVERLAP;
@@ -273,36 +276,47 @@ export class SegmentLayout {
     if (after >= 0 && used.a(after) < end) return TAKE_OVERLAP;
     used.insert(start, end, id);
     this.usedBytes += size;
-    if (size === 0 || this.gaps.carve(start, end)) return TAKE_OK;
+    if (size === 0 || this.gaps.carve(start, size)) return TAKE_OK;
     this.gaps.carveAll(start, end);
     return TAKE_OUTSIDE_FREE;
   }
 
   /** Releases the live block starting at `start`; returns its size, or -1 when there is none. */
   release(start: number): number {
-    let end: number;
+    let size: number;
     const live = this.live;
     if (live) {
       const i = live.find(start);
       if (i < 0) return -1;
-      end = live.endAt(i);
+      size = live.endAt(i) - start;
       live.removeAt(i);
     } else {
       const used = this.used as OrderedSet;
       const n = used.lowerBound(start, -Infinity);
       if (n < 0 || used.a(n) !== start) return -1;
-      end = used.b(n);
+      const end = used.b(n);
+      size = end - start;
       used.remove(start, end);
     }
-    this.usedBytes -= end - start;
-    // Free again the parts that lie in segments (all of it, unless the history was inconsistent).
+    this.usedBytes -= size;
+    // Free again the parts that lie in segments: all of it in the one segment at `start`, unless the
+    // history was inconsistent.
     const at = this.segNodeAt(start);
+    if (at >= 0 && start + size <= this.segs.b(at)) {
+      if (size > 0) this.freeRange(start, size, at);
+    } else {
+      this.freeInSegments(start, start + size, at);
+    }
+    return size;
+  }
+
+  /** Marks free the parts of [start, end) that lie in segments (`at`: the segment at `start`, or -1). */
+  private freeInSegments(start: number, end: number, at: number): void {
     for (let sg = at >= 0 ? at : this.segs.lowerBound(start, -Infinity); sg >= 0 && this.segs.a(sg) < end; sg = this.segs.next(sg)) {
       const a = Math.max(start, this.segs.a(sg));
       const b = Math.min(end, this.segs.b(sg));
-      if (a < b) this.freeRange(a, b, sg);
+      if (a < b) this.freeRange(a, b - a, sg);
     }
-    return end - start;
   }
 
   /** Size of the free range from `addr` to the end of the free range that contains it, or -1. */

@@ -228,7 +228,7 @@ describe('TimelineSampler', () => {
   });
 });
 
-describe('OrderedSet.replace', () => {
+describe('OrderedSet.shift', () => {
   it('changes a pair in place only where searches still find every element, else changes nothing', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 2 ** 31 }), fc.integer({ min: 100, max: 500 }), (seed, n) => {
@@ -258,7 +258,7 @@ describe('OrderedSet.replace', () => {
           const nb = rnd(4);
           if (ref.has(`${na},${nb}`)) continue;
           const c = s.lowerBound(oa, ob);
-          if (s.replace(c, na, nb)) {
+          if (s.shift(c, na - oa, nb - ob)) {
             replaced++;
             ref.delete(`${oa},${ob}`);
             ref.set(`${na},${nb}`, [na, nb]);
@@ -283,14 +283,15 @@ describe('OrderedSet.replace', () => {
   });
 });
 
-describe('OrderedSet.replace at the ends of the set', () => {
+describe('OrderedSet.shift at the ends of the set', () => {
   it('grows the last pair and lowers the first in place, where no later or earlier leaf bounds them', () => {
     const s = new OrderedSet(4);
     // Several leaves: the first and the last pair lie in different ones.
     for (let k = 0; k < 300; k++) s.insert(10 * k + 5, 10 * k + 8);
     const last = s.last();
-    expect(s.replace(last, 2991, 5000)).toBe(true);
-    expect(s.replace(s.first(), 1, 8)).toBe(true);
+    expect([s.a(last), s.b(last)]).toEqual([2995, 2998]);
+    expect(s.shift(last, -4, 2002)).toBe(true);
+    expect(s.shift(s.first(), -4, 0)).toBe(true);
     const walk: [number, number][] = [];
     s.forEach((a, b) => walk.push([a, b]));
     expect(walk[0]).toEqual([1, 8]);
@@ -302,6 +303,6 @@ describe('OrderedSet.replace at the ends of the set', () => {
     let c = s.first();
     while (s.next(c) === c + 1) c = s.next(c);
     expect(s.next(c)).toBeGreaterThanOrEqual(0);
-    expect(s.replace(c, s.a(c) + 1, s.b(c))).toBe(false);
+    expect(s.shift(c, 1, 0)).toBe(false);
   });
 });

@@ -230,13 +230,16 @@ export class Converter {
   }
 
   /** Allocation `a` placed at `address` (in slot `i` of {@link live}), in a block of `bytes`. */
-  private place(a: number, i: number, address: number, bytes: number, k = -1): void {
+  private place(a: number, i: number, address: number, bytes: number): void {
     this.records.set(a, address, bytes);
     this.live.setLive(i, a);
-    if (this.layout.take(address, bytes, a) !== TAKE_OK) {
-      this.misplaced++;
-      if (k >= 0) this.inconsistent(k, `alloc of ${bytes} bytes at 0x${address.toString(16)} does not lie in a free range of a segment`);
-    }
+    if (this.layout.take(address, bytes, a) !== TAKE_OK) this.misplaced++;
+  }
+
+  /** The alloc of entry `k` was placed where the layout had no free range for it. */
+  private misplacedAlloc(k: number, address: number, bytes: number): void {
+    this.misplaced++;
+    this.inconsistent(k, `alloc of ${bytes} bytes at 0x${address.toString(16)} does not lie in a free range of a segment`);
   }
 
   /** Times must not decrease in a memsim trace; a snapshot's rare out-of-order stamps are raised. */
@@ -267,11 +270,20 @@ export class Converter {
     const free = this.layout.freeBytesFrom(address);
     const bytes = free >= rounded ? blockBytesFromFree(rounded, free, this.rules) : rounded;
     const stack = t.stackOf(k, this.stacks);
-    const a = this.addAlloc(address, this.live.bump(i), requested, NaN, stream, this.tagOf(stack), this.time(k), k + 1);
+    // addAlloc and place, written out: the address and time, doubles, are passed to no call of this
+    // importer's own (each such call, unless V8 inlines it, takes them as numbers on the heap).
+    const n = this.live.bump(i);
+    const len = this.idBytes.write(address, n);
+    const tag = this.tagOf(stack);
+    const a = this.b.addAllocNew(this.idBytes.buf, 0, len, requested, NaN, stream, tag, this.time(k) ?? NaN, k + 1);
     if (a < 0) return;
+    if (a >= this.occ.length) this.occ = grown(this.occ, Math.max(a + 1, this.occ.length * 2));
+    this.occ[a] = n;
     this.allocs++;
     this.stacks.set(a, stack);
-    this.place(a, i, address, bytes, k);
+    this.records.set(a, address, bytes);
+    this.live.setLive(i, a);
+    if (this.layout.take(address, bytes, a) !== TAKE_OK) this.misplacedAlloc(k, address, bytes);
   }
 
   private free(k: number): void {
