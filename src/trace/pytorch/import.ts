@@ -242,19 +242,30 @@ export class Converter {
     this.inconsistent(k, `alloc of ${bytes} bytes at 0x${address.toString(16)} does not lie in a free range of a segment`);
   }
 
-  /** Times must not decrease in a memsim trace; a snapshot's rare out-of-order stamps are raised. */
-  private time(k: number): number | undefined {
-    const v = this.t.time[k] as number;
-    if (Number.isNaN(v)) return undefined;
+  /**
+   * Times must not decrease in a memsim trace: a snapshot's rare out-of-order stamps are raised, in
+   * the trace's own column, as each alloc or free entry is taken (once). The events then take their
+   * time from the column (TraceBuilder.setTimeFrom): no time is passed to a call as a double.
+   */
+  private raiseTime(k: number): void {
+    const time = this.t.time;
+    const v = time[k] as number;
     if (v < this.lastTime) {
       this.timeFixes++;
-      return this.lastTime;
+      time[k] = this.lastTime;
+    } else if (v === v) {
+      this.lastTime = v;
     }
-    this.lastTime = v;
-    return v;
+  }
+
+  /** The time of entry `k` (raised already: see {@link raiseTime}), or undefined. */
+  private time(k: number): number | undefined {
+    const v = this.t.time[k] as number;
+    return v === v ? v : undefined;
   }
 
   private alloc(k: number): void {
+    this.raiseTime(k);
     const t = this.t;
     const address = t.addr[k] as number;
     const requested = t.size[k] as number;
@@ -275,8 +286,9 @@ export class Converter {
     const n = this.live.bump(i);
     const len = this.idBytes.write(address, n);
     const tag = this.tagOf(stack);
-    const a = this.b.addAllocNew(this.idBytes.buf, 0, len, requested, NaN, stream, tag, this.time(k) ?? NaN, k + 1);
+    const a = this.b.addAllocNew(this.idBytes.buf, 0, len, requested, NaN, stream, tag, NaN, k + 1);
     if (a < 0) return;
+    this.b.setTimeFrom(t.time, k);
     if (a >= this.occ.length) this.occ = grown(this.occ, Math.max(a + 1, this.occ.length * 2));
     this.occ[a] = n;
     this.allocs++;
@@ -287,6 +299,7 @@ export class Converter {
   }
 
   private free(k: number): void {
+    this.raiseTime(k);
     const t = this.t;
     const address = t.addr[k] as number;
     const i = this.live.find(address);
@@ -298,7 +311,13 @@ export class Converter {
       return;
     }
     // Live here and in the builder: freed by its number (its id is that allocation's alone).
-    const freed = this.b.isLive(a) ? this.b.addFreeOf(a, NaN, t.stream[k] as number, this.time(k) ?? NaN, k + 1) : this.addFree(address, this.occ[a] as number, t.stream[k] as number, this.time(k), k + 1);
+    let freed: number;
+    if (this.b.isLive(a)) {
+      freed = this.b.addFreeOf(a, NaN, t.stream[k] as number, NaN, k + 1);
+      this.b.setTimeFrom(t.time, k);
+    } else {
+      freed = this.addFree(address, this.occ[a] as number, t.stream[k] as number, this.time(k), k + 1);
+    }
     if (freed < 0) return;
     this.frees++;
     this.live.setLive(i, -1);
