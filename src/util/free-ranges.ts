@@ -109,8 +109,9 @@ export class FreeRanges {
    * segment's end).
    */
   free(start: number, size: number, isSegmentStart: boolean, isSegmentEnd: boolean): void {
-    // `end` is passed to no call but the last branch's: a double passed to calls in several branches
-    // is boxed once, by code that V8 places before the branches, whichever branch runs.
+    // `end` is passed to no call but the last branch's, and no value that may be `end` to one: V8
+    // boxes a double passed to a call it does not inline, and may do so before the branches (or
+    // where two values meet), whichever branch runs.
     const end = start + size;
     const gaps = this.gaps;
     const left = gaps.predecessor(start, -Infinity);
@@ -120,11 +121,13 @@ export class FreeRanges {
     let right = left >= 0 ? gaps.next(left) : gaps.first();
     while (right >= 0 && gaps.a(right) < end) right = gaps.next(right);
     const joinRight = !isSegmentEnd && right >= 0 && gaps.a(right) === end;
-    if (joinLeft) {
-      const rs = joinRight ? gaps.a(right) : 0;
-      const e = joinRight ? gaps.b(right) : end;
+    if (joinLeft && joinRight) {
+      const rs = gaps.a(right);
+      const e = gaps.b(right);
       this.move(left, 0, e - start);
-      if (joinRight) this.remove(rs, e);
+      this.remove(rs, e);
+    } else if (joinLeft) {
+      this.move(left, 0, size);
     } else if (joinRight) {
       this.move(right, -size, 0);
     } else {
