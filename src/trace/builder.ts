@@ -311,18 +311,44 @@ export class TraceBuilder extends BuildProblems {
     this.frees++;
   }
 
+  /**
+   * Gives the event added last, added without a time, the time `times[k]` (none when NaN), checked as
+   * the time of an event is: for an importer that has its times in a column, so that a time, a
+   * double, is not passed to the call that adds the event (V8 boxes on the heap a double passed to a
+   * call that it does not inline). A time earlier than the one before is a problem, as it is there.
+   */
+  setTimeFrom(times: Float64Array, k: number): void {
+    const time = times[k] as number;
+    const i = this.n - 1;
+    if (time !== time || i < 0) return;
+    // checkTime, written out (see above).
+    const line = this.lineAt(i);
+    if (time < this.lastTime) {
+      this.earlierTime(time, line);
+      return;
+    }
+    this.lastTime = time;
+    this.lastTimeLine = line;
+    (this.time ?? this.timeColumn())[i] = time;
+  }
+
   private checkTime(time: number, line: number): boolean {
     if (time < this.lastTime) {
-      this.problem({
-        line,
-        field: 'time',
-        message: `time ${time} is earlier than the previous event's ${this.lastTime} (${this.where(this.lastTimeLine)}); times must not decrease`,
-      });
+      this.earlierTime(time, line);
       return false;
     }
     this.lastTime = time;
     this.lastTimeLine = line;
     return true;
+  }
+
+  /** The problem of a time earlier than the previous event's. */
+  private earlierTime(time: number, line: number): void {
+    this.problem({
+      line,
+      field: 'time',
+      message: `time ${time} is earlier than the previous event's ${this.lastTime} (${this.where(this.lastTimeLine)}); times must not decrease`,
+    });
   }
 
   /** Calls `onEvents` (before event `nextCall` is written: the events before it are complete). */

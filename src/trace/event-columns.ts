@@ -155,6 +155,12 @@ export class EventColumns {
     return i;
   }
 
+  /** The time column, made now: no time (NaN) for the events so far. */
+  protected timeColumn(): Float64Array {
+    this.time = newColumn(Float64Array, this.cap, this.reserve).fill(NaN, 0, this.n);
+    return this.time;
+  }
+
   /**
    * {@link push} of an event with no stream, tag or time, where the trace has no such column (the
    * reading loop of the usual CSV header calls it: a shorter body for V8 to compile into that loop,
@@ -173,7 +179,9 @@ export class EventColumns {
     } else if (i === 0) {
       this.stepSet.add(this.currentStep);
     }
-    this.step[i] = this.currentStep;
+    // Step 0 is not written: a column is zeros until written (see columns.ts), and one all of step 0
+    // (a snapshot's) is then never touched, each page of it a fault saved.
+    if (this.currentStep !== 0) this.step[i] = this.currentStep;
     if (this.line) this.line[i] = line;
     else if (i === 0) this.lineBase = line;
     else if (line !== i + this.lineBase) {

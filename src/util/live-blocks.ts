@@ -50,8 +50,12 @@ export class LiveBlocks {
     return this.ends[i] as number;
   }
 
-  /** Adds the block [start, end) with `id`; no block may start at `start` yet. */
-  add(start: number, end: number, id: number): void {
+  /** Adds the block of `size` bytes at `start` with `id`; no block may start at `start` yet. */
+  add(start: number, size: number, id: number): void {
+    this.put(start, start + size, id);
+  }
+
+  private put(start: number, end: number, id: number): void {
     const starts = this.starts;
     const mask = starts.length - 1;
     let i = addressSlot(start, mask);
@@ -132,6 +136,6 @@ export class LiveBlocks {
     this.ends = new Float64Array(n);
     this.ids = new Int32Array(n);
     this.count = 0;
-    for (let i = 0; i < starts.length; i++) if (starts[i] !== -1) this.add(starts[i] as number, ends[i] as number, ids[i] as number);
+    for (let i = 0; i < starts.length; i++) if (starts[i] !== -1) this.put(starts[i] as number, ends[i] as number, ids[i] as number);
   }
 }

@@ -282,23 +282,36 @@ export class OrderedSet {
   }
 
   /**
-   * Changes the element at `cursor` to (a, b) in place, where that keeps the leaf sorted and within
-   * its bounds in the tree: the new pair lies strictly between the element's neighbours in its leaf
-   * (at the leaf's first slot it may not decrease, at its last it may not increase). Returns false,
-   * changing nothing, otherwise (the caller removes and inserts instead). The pair must not be present.
+   * Moves the element at `cursor` by `aBy` and `bBy`, to (a + aBy, b + bBy), in place, where that keeps
+   * the leaf sorted and within its bounds in the tree: the new pair lies strictly between the
+   * element's neighbours in its leaf (at the leaf's first slot it may not decrease, at its last it
+   * may not increase, unless the leaf is the first, or the last, of the set: nothing bounds it
+   * there). Returns false, changing nothing, otherwise (the caller removes and inserts instead). The
+   * new pair must not be present. By how much, not to where: callers pass small integers, which V8
+   * passes to a call it does not inline as they are, where new keys would be doubles boxed on the heap.
    */
-  replace(cursor: number, a: number, b: number): boolean {
+  shift(cursor: number, aBy: number, bBy: number): boolean {
     const la = this.la;
     const lb = this.lb;
+    const a = (la[cursor] as number) + aBy;
+    const b = (lb[cursor] as number) + bBy;
+    const l = cursor >> SHIFT;
     const i = cursor & (B - 1);
-    const n = this.lcount[cursor >> SHIFT] as number;
-    const lowA = i > 0 ? (la[cursor - 1] as number) : (la[cursor] as number);
-    const lowB = i > 0 ? (lb[cursor - 1] as number) : (lb[cursor] as number);
+    const n = this.lcount[l] as number;
     // Above the lower bound (strictly above a neighbour, at least the old pair at the first slot).
-    if (a < lowA || (a === lowA && (i > 0 ? b <= lowB : b < lowB))) return false;
-    const highA = i < n - 1 ? (la[cursor + 1] as number) : (la[cursor] as number);
-    const highB = i < n - 1 ? (lb[cursor + 1] as number) : (lb[cursor] as number);
-    if (a > highA || (a === highA && (i < n - 1 ? b >= highB : b > highB))) return false;
+    if (i > 0) {
+      const lowA = la[cursor - 1] as number;
+      if (a < lowA || (a === lowA && b <= (lb[cursor - 1] as number))) return false;
+    } else if (this.lprev[l] !== -1 && (aBy < 0 || (aBy === 0 && bBy < 0))) {
+      return false;
+    }
+    // Below the upper bound likewise (the end of the set at the last leaf's last slot: a tail that grows).
+    if (i < n - 1) {
+      const highA = la[cursor + 1] as number;
+      if (a > highA || (a === highA && b >= (lb[cursor + 1] as number))) return false;
+    } else if (this.lnext[l] !== -1 && (aBy > 0 || (aBy === 0 && bBy > 0))) {
+      return false;
+    }
     la[cursor] = a;
     lb[cursor] = b;
     return true;

@@ -1,3 +1,4 @@
+import { FreeRanges } from './free-ranges.js';
 import { LiveBlocks } from './live-blocks.js';
 import { SegmentAttributes } from './segment-attributes.js';
 import { OrderedSet } from './ordered-set.js';
@@ -30,7 +31,7 @@ export interface LayoutSegment {
  * the address space never merge; mapped ranges of an expandable segment do).
  *
  * Nothing is simulated: callers say where every segment and block is. Every operation is O(log n);
- * the sets live in typed arrays ({@link OrderedSet}). While every live block was carved from a free
+ * the sets live in typed arrays ({@link OrderedSet}), the free ranges in {@link FreeRanges}. While every live block was carved from a free
  * range (as in a consistent history), the live blocks are kept by start alone ({@link LiveBlocks}):
  * a block that lies in free space overlaps no other, and one in a segment none that is added later.
  * The first block that does not (outside a segment, over another, of size 0), or a segment removed
@@ -45,16 +46,8 @@ export class SegmentLayout {
   private lastSeg = -1;
   private lastSegStart = 0;
   private lastSegEnd = 0;
-  /** Free ranges keyed (start, end), and the same keyed (size, start). */
-  private readonly gaps = new OrderedSet();
-  private readonly gapSizes = new OrderedSet();
-  /**
-   * The answer of the last {@link freeBytesFrom}: the free range at or before `gapQueryAt` (a cursor
-   * of `gaps`), reused by the {@link take} at the same address that follows it; NaN once the free
-   * ranges change.
-   */
-  private gapQueryAt = NaN;
-  private gapQuery = -1;
+  /** The free ranges inside segments. */
+  private readonly gaps: FreeRanges;
   /** Live blocks by start while each lies in what was a free range of a segment; null once one may not. */
   private live: LiveBlocks | null;
   /** Live blocks keyed (start, end), payload = the caller's block id, once `live` is null. */
@@ -70,10 +63,8 @@ export class SegmentLayout {
    * `keyed`: keep the live blocks by start while the history allows it (see the class comment);
    * false: in the ordered set from the start.
    */
-  constructor(
-    private readonly bySize = true,
-    keyed = true,
-  ) {
+  constructor(bySize = true, keyed = true) {
+    this.gaps = new FreeRanges(bySize);
     this.live = keyed ? new LiveBlocks() : null;
     this.used = keyed ? null : new OrderedSet();
   }
@@ -85,15 +76,12 @@ export class SegmentLayout {
 
   /** Number of free ranges inside segments. */
   get gapCount(): number {
-    if (!this.bySize) throw new Error('SegmentLayout: free ranges are not kept by size');
-    return this.gapSizes.size;
+    return this.gaps.count;
   }
 
   /** The largest free range inside a segment (0 when none). */
   largestGapBytes(): number {
-    if (!this.bySize) throw new Error('SegmentLayout: free ranges are not kept by size');
-    const n = this.gapSizes.last();
-    return n < 0 ? 0 : this.gapSizes.a(n);
+    return this.gaps.largestBytes();
   }
 
   /** The node of the segment containing `addr`, or -1 (the last one found answers again while it contains `addr`). */
@@ -136,74 +124,16 @@ export class SegmentLayout {
     return n >= 0 && this.segs.b(n) > start;
   }
 
-  private addGap(start: number, end: number): void {
-    if (end <= start) return;
-    this.gapQueryAt = NaN;
-    this.gaps.insert(start, end);
-    if (this.bySize) this.gapSizes.insert(end - start, start);
-  }
-
-  private removeGap(start: number, end: number): void {
-    this.gapQueryAt = NaN;
-    this.gaps.remove(start, end);
-    if (this.bySize) this.gapSizes.remove(end - start, start);
-  }
-
-  /** Changes the free range at cursor `g` from [s, e) to [ns, ne) (in place where the set allows). */
-  private moveGap(g: number, s: number, e: number, ns: number, ne: number): void {
-    this.gapQueryAt = NaN;
-    if (!this.gaps.replace(g, ns, ne)) {
-      this.gaps.remove(s, e);
-      this.gaps.insert(ns, ne);
-    }
-    if (this.bySize) {
-      this.gapSizes.remove(e - s, s);
-      this.gapSizes.insert(ne - ns, ns);
-    }
-  }
-
   /**
-   * Marks [start, end) free, merging with free neighbours in the same segment; `seg` is the node of
-   * the segment containing `start` when the caller has it.
+   * Marks `size` bytes from `start` free, merging with free neighbours in the same segment; `seg` is
+   * the node of the segment containing `start` when the caller has it. (A range is passed on as its
+   * start and size, here and in {@link FreeRanges}: a size is a small integer, where an end would be a
+   * new double for each call that V8 does not inline to box on the heap.)
    */
-  private freeRange(start: number, end: number, seg = this.segNodeAt(start)): void {
+  private freeRange(start: number, size: number, seg = this.segNodeAt(start)): void {
+    const end = start + size;
     if (seg < 0 || this.segs.b(seg) < end) return;
-    const gaps = this.gaps;
-    const left = gaps.predecessor(start, -Infinity);
-    const joinLeft = left >= 0 && gaps.b(left) === start && gaps.a(left) >= this.segs.a(seg);
-    // The first free range at or after `end`: the one after `left`, unless a range starts inside [start, end).
-    let right = left >= 0 ? gaps.next(left) : gaps.first();
-    if (right >= 0 && gaps.a(right) < end) right = gaps.lowerBound(end, -Infinity);
-    const joinRight = right >= 0 && gaps.a(right) === end && end < this.segs.b(seg);
-    if (joinLeft) {
-      const s = gaps.a(left);
-      const e = joinRight ? gaps.b(right) : end;
-      this.moveGap(left, s, start, s, e);
-      if (joinRight) this.removeGap(end, e);
-    } else if (joinRight) {
-      const e = gaps.b(right);
-      this.moveGap(right, end, e, start, e);
-    } else {
-      this.addGap(start, end);
-    }
-  }
-
-  /** Removes [start, end) from the free ranges; false when it is not wholly inside one. */
-  private carve(start: number, end: number): boolean {
-    const g = start === this.gapQueryAt ? this.gapQuery : this.gaps.predecessor(start, Infinity);
-    if (g < 0) return false;
-    const gs = this.gaps.a(g);
-    const ge = this.gaps.b(g);
-    if (ge < end) return false;
-    if (gs < start) {
-      this.moveGap(g, gs, ge, gs, start);
-      this.addGap(end, ge);
-    } else if (end < ge) {
-      this.moveGap(g, gs, ge, end, ge);
-    } else {
-      this.removeGap(gs, ge);
-    }
-    return true;
+    this.gaps.free(start, size, start === this.segs.a(seg), end === this.segs.b(seg));
   }
 
   /** Adds a wholly free segment; false (and nothing added) when it overlaps an existing one. */
@@ -234,30 +164,17 @@ export class SegmentLayout {
   private addFreeAround(start: number, end: number): void {
     const used = this.used;
     if (!used) {
-      this.freeRange(start, end);
+      this.freeRange(start, end - start);
       return;
     }
     let at = start;
     const before = used.predecessor(start, Infinity);
     if (before >= 0 && used.b(before) > at) at = used.b(before);
     for (let u = used.lowerBound(start, Infinity); u >= 0 && used.a(u) < end; u = used.next(u)) {
-      if (used.a(u) > at) this.freeRange(at, used.a(u));
+      if (used.a(u) > at) this.freeRange(at, used.a(u) - at);
       at = Math.max(at, used.b(u));
     }
-    if (at < end) this.freeRange(at, end);
-  }
-
-  /** Removes whatever free ranges overlap [start, end) (a block recorded where the layout had no room). */
-  private carveAll(start: number, end: number): void {
-    let g = this.gaps.predecessor(end, -Infinity);
-    while (g >= 0 && this.gaps.b(g) > start) {
-      const gs = this.gaps.a(g);
-      const ge = this.gaps.b(g);
-      this.removeGap(gs, ge);
-      if (gs < start) this.addGap(gs, start);
-      if (ge > end) this.addGap(end, ge);
-      g = this.gaps.predecessor(Math.min(gs, end), -Infinity);
-    }
+    if (at < end) this.freeRange(at, end - at);
   }
 
   /**
@@ -269,12 +186,10 @@ export class SegmentLayout {
     if (n < 0 || this.segs.a(n) !== start) return false;
     const end = this.segs.b(n);
     const id = this.segs.payload(n);
-    const wasFree = this.gaps.find(start, end) >= 0;
+    const wasFree = this.gaps.isRange(start, end);
     // Blocks left outside every segment: the ordered set keeps them.
     if (!wasFree) this.ordered();
-    for (let g = this.gaps.lowerBound(start, -Infinity); g >= 0 && this.gaps.a(g) < end; g = this.gaps.lowerBound(start, -Infinity)) {
-      this.removeGap(this.gaps.a(g), this.gaps.b(g));
-    }
+    this.gaps.removeFrom(start, end);
     this.segsChanged().remove(start, end);
     this.attrs.remove(id);
     this.reservedBytes -= end - start;
@@ -327,7 +242,7 @@ export class SegmentLayout {
   unmap(start: number, size: number): boolean {
     const end = start + size;
     const n = this.segNodeAt(start);
-    if (n < 0 || this.segs.b(n) < end || !this.carve(start, end)) return false;
+    if (n < 0 || this.segs.b(n) < end || !this.gaps.carve(start, size)) return false;
     const s = this.segs.a(n);
     const e = this.segs.b(n);
     const id = this.segs.payload(n);
@@ -346,13 +261,13 @@ export class SegmentLayout {
    * segment (histories without segments), but never over another live block.
    */
   take(start: number, size: number, id: number): number {
-    const end = start + size;
     const live = this.live;
-    if (live && size > 0 && LiveBlocks.holds(start) && this.carve(start, end)) {
-      live.add(start, end, id);
+    if (live && size > 0 && LiveBlocks.holds(start) && this.gaps.carve(start, size)) {
+      live.add(start, size, id);
       this.usedBytes += size;
       return TAKE_OK;
     }
+    const end = start + size;
     const used = this.ordered();
     const before = used.predecessor(start, Infinity);
     if (before >= 0 && used.b(before) > start) return TAKE_OVERLAP;
@@ -361,45 +276,52 @@ export class SegmentLayout {
     if (after >= 0 && used.a(after) < end) return TAKE_OVERLAP;
     used.insert(start, end, id);
     this.usedBytes += size;
-    if (size === 0 || this.carve(start, end)) return TAKE_OK;
-    this.carveAll(start, end);
+    if (size === 0 || this.gaps.carve(start, size)) return TAKE_OK;
+    this.gaps.carveAll(start, end);
     return TAKE_OUTSIDE_FREE;
   }
 
   /** Releases the live block starting at `start`; returns its size, or -1 when there is none. */
   release(start: number): number {
-    let end: number;
+    let size: number;
     const live = this.live;
     if (live) {
       const i = live.find(start);
       if (i < 0) return -1;
-      end = live.endAt(i);
+      size = live.endAt(i) - start;
       live.removeAt(i);
     } else {
       const used = this.used as OrderedSet;
       const n = used.lowerBound(start, -Infinity);
       if (n < 0 || used.a(n) !== start) return -1;
-      end = used.b(n);
+      const end = used.b(n);
+      size = end - start;
       used.remove(start, end);
     }
-    this.usedBytes -= end - start;
-    // Free again the parts that lie in segments (all of it, unless the history was inconsistent).
+    this.usedBytes -= size;
+    // Free again the parts that lie in segments: all of it in the one segment at `start`, unless the
+    // history was inconsistent.
     const at = this.segNodeAt(start);
+    if (at >= 0 && start + size <= this.segs.b(at)) {
+      if (size > 0) this.freeRange(start, size, at);
+    } else {
+      this.freeInSegments(start, start + size, at);
+    }
+    return size;
+  }
+
+  /** Marks free the parts of [start, end) that lie in segments (`at`: the segment at `start`, or -1). */
+  private freeInSegments(start: number, end: number, at: number): void {
     for (let sg = at >= 0 ? at : this.segs.lowerBound(start, -Infinity); sg >= 0 && this.segs.a(sg) < end; sg = this.segs.next(sg)) {
       const a = Math.max(start, this.segs.a(sg));
       const b = Math.min(end, this.segs.b(sg));
-      if (a < b) this.freeRange(a, b, sg);
+      if (a < b) this.freeRange(a, b - a, sg);
     }
-    return end - start;
   }
 
   /** Size of the free range from `addr` to the end of the free range that contains it, or -1. */
   freeBytesFrom(addr: number): number {
-    const g = this.gaps.predecessor(addr, Infinity);
-    this.gapQueryAt = addr;
-    this.gapQuery = g;
-    if (g < 0 || this.gaps.b(g) <= addr) return -1;
-    return this.gaps.b(g) - addr;
+    return this.gaps.bytesFrom(addr);
   }
 
   /** Every segment in address order (not on hot paths). */
@@ -409,17 +331,18 @@ export class SegmentLayout {
 
   /** Live blocks and free ranges of [start, end) in address order: `id` is -1 for a free range. */
   forEachBlockIn(start: number, end: number, fn: (blockStart: number, blockEnd: number, id: number) => void): void {
-    let g = this.gaps.lowerBound(start, -Infinity);
+    const gaps = this.gaps;
+    let g = gaps.firstFrom(start);
     const used = this.used;
     const live = this.live as LiveBlocks;
     let u = used ? used.lowerBound(start, -Infinity) : live.firstFrom(start);
     for (;;) {
       const ua = used ? (u >= 0 && used.a(u) < end ? used.a(u) : Infinity) : live.startOf(u, end);
-      const ga = g >= 0 && this.gaps.a(g) < end ? this.gaps.a(g) : Infinity;
+      const ga = g >= 0 && gaps.start(g) < end ? gaps.start(g) : Infinity;
       if (ua === Infinity && ga === Infinity) return;
       if (ua > ga) {
-        fn(ga, this.gaps.b(g), -1);
-        g = this.gaps.next(g);
+        fn(ga, gaps.end(g), -1);
+        g = gaps.next(g);
       } else if (used) {
         fn(ua, used.b(u), used.payload(u));
         u = used.next(u);

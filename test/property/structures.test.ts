@@ -228,7 +228,7 @@ describe('TimelineSampler', () => {
   });
 });
 
-describe('OrderedSet.replace', () => {
+describe('OrderedSet.shift', () => {
   it('changes a pair in place only where searches still find every element, else changes nothing', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 2 ** 31 }), fc.integer({ min: 100, max: 500 }), (seed, n) => {
@@ -258,7 +258,7 @@ describe('OrderedSet.replace', () => {
           const nb = rnd(4);
           if (ref.has(`${na},${nb}`)) continue;
           const c = s.lowerBound(oa, ob);
-          if (s.replace(c, na, nb)) {
+          if (s.shift(c, na - oa, nb - ob)) {
             replaced++;
             ref.delete(`${oa},${ob}`);
             ref.set(`${na},${nb}`, [na, nb]);
@@ -280,5 +280,29 @@ describe('OrderedSet.replace', () => {
       }),
       { numRuns: 10 },
     );
+  });
+});
+
+describe('OrderedSet.shift at the ends of the set', () => {
+  it('grows the last pair and lowers the first in place, where no later or earlier leaf bounds them', () => {
+    const s = new OrderedSet(4);
+    // Several leaves: the first and the last pair lie in different ones.
+    for (let k = 0; k < 300; k++) s.insert(10 * k + 5, 10 * k + 8);
+    const last = s.last();
+    expect([s.a(last), s.b(last)]).toEqual([2995, 2998]);
+    expect(s.shift(last, -4, 2002)).toBe(true);
+    expect(s.shift(s.first(), -4, 0)).toBe(true);
+    const walk: [number, number][] = [];
+    s.forEach((a, b) => walk.push([a, b]));
+    expect(walk[0]).toEqual([1, 8]);
+    expect(walk[walk.length - 1]).toEqual([2991, 5000]);
+    expect(s.find(2991, 5000)).toBeGreaterThanOrEqual(0);
+    expect(s.find(1, 8)).toBeGreaterThanOrEqual(0);
+    // The last pair of the first leaf (cursors of one leaf follow each other) has a later leaf: it
+    // may not grow past its own old value, even though its neighbour is far above.
+    let c = s.first();
+    while (s.next(c) === c + 1) c = s.next(c);
+    expect(s.next(c)).toBeGreaterThanOrEqual(0);
+    expect(s.shift(c, 1, 0)).toBe(false);
   });
 });

@@ -230,28 +230,42 @@ export class Converter {
   }
 
   /** Allocation `a` placed at `address` (in slot `i` of {@link live}), in a block of `bytes`. */
-  private place(a: number, i: number, address: number, bytes: number, k = -1): void {
+  private place(a: number, i: number, address: number, bytes: number): void {
     this.records.set(a, address, bytes);
     this.live.setLive(i, a);
-    if (this.layout.take(address, bytes, a) !== TAKE_OK) {
-      this.misplaced++;
-      if (k >= 0) this.inconsistent(k, `alloc of ${bytes} bytes at 0x${address.toString(16)} does not lie in a free range of a segment`);
+    if (this.layout.take(address, bytes, a) !== TAKE_OK) this.misplaced++;
+  }
+
+  /** The alloc of entry `k` was placed where the layout had no free range for it. */
+  private misplacedAlloc(k: number, address: number, bytes: number): void {
+    this.misplaced++;
+    this.inconsistent(k, `alloc of ${bytes} bytes at 0x${address.toString(16)} does not lie in a free range of a segment`);
+  }
+
+  /**
+   * Times must not decrease in a memsim trace: a snapshot's rare out-of-order stamps are raised, in
+   * the trace's own column, as each alloc or free entry is taken (once). The events then take their
+   * time from the column (TraceBuilder.setTimeFrom): no time is passed to a call as a double.
+   */
+  private raiseTime(k: number): void {
+    const time = this.t.time;
+    const v = time[k] as number;
+    if (v < this.lastTime) {
+      this.timeFixes++;
+      time[k] = this.lastTime;
+    } else if (v === v) {
+      this.lastTime = v;
     }
   }
 
-  /** Times must not decrease in a memsim trace; a snapshot's rare out-of-order stamps are raised. */
+  /** The time of entry `k` (raised already: see {@link raiseTime}), or undefined. */
   private time(k: number): number | undefined {
     const v = this.t.time[k] as number;
-    if (Number.isNaN(v)) return undefined;
-    if (v < this.lastTime) {
-      this.timeFixes++;
-      return this.lastTime;
-    }
-    this.lastTime = v;
-    return v;
+    return v === v ? v : undefined;
   }
 
   private alloc(k: number): void {
+    this.raiseTime(k);
     const t = this.t;
     const address = t.addr[k] as number;
     const requested = t.size[k] as number;
@@ -267,14 +281,25 @@ export class Converter {
     const free = this.layout.freeBytesFrom(address);
     const bytes = free >= rounded ? blockBytesFromFree(rounded, free, this.rules) : rounded;
     const stack = t.stackOf(k, this.stacks);
-    const a = this.addAlloc(address, this.live.bump(i), requested, NaN, stream, this.tagOf(stack), this.time(k), k + 1);
+    // addAlloc and place, written out: the address and time, doubles, are passed to no call of this
+    // importer's own (each such call, unless V8 inlines it, takes them as numbers on the heap).
+    const n = this.live.bump(i);
+    const len = this.idBytes.write(address, n);
+    const tag = this.tagOf(stack);
+    const a = this.b.addAllocNew(this.idBytes.buf, 0, len, requested, NaN, stream, tag, NaN, k + 1);
     if (a < 0) return;
+    this.b.setTimeFrom(t.time, k);
+    if (a >= this.occ.length) this.occ = grown(this.occ, Math.max(a + 1, this.occ.length * 2));
+    this.occ[a] = n;
     this.allocs++;
     this.stacks.set(a, stack);
-    this.place(a, i, address, bytes, k);
+    this.records.set(a, address, bytes);
+    this.live.setLive(i, a);
+    if (this.layout.take(address, bytes, a) !== TAKE_OK) this.misplacedAlloc(k, address, bytes);
   }
 
   private free(k: number): void {
+    this.raiseTime(k);
     const t = this.t;
     const address = t.addr[k] as number;
     const i = this.live.find(address);
@@ -286,7 +311,13 @@ export class Converter {
       return;
     }
     // Live here and in the builder: freed by its number (its id is that allocation's alone).
-    const freed = this.b.isLive(a) ? this.b.addFreeOf(a, NaN, t.stream[k] as number, this.time(k) ?? NaN, k + 1) : this.addFree(address, this.occ[a] as number, t.stream[k] as number, this.time(k), k + 1);
+    let freed: number;
+    if (this.b.isLive(a)) {
+      freed = this.b.addFreeOf(a, NaN, t.stream[k] as number, NaN, k + 1);
+      this.b.setTimeFrom(t.time, k);
+    } else {
+      freed = this.addFree(address, this.occ[a] as number, t.stream[k] as number, this.time(k), k + 1);
+    }
     if (freed < 0) return;
     this.frees++;
     this.live.setLive(i, -1);

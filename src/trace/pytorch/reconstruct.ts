@@ -96,17 +96,14 @@ function stateAt(seen: LiveAddresses, i: number): number {
 const DISTINCT_SAMPLE = 4096;
 
 /**
- * After the first {@link DISTINCT_SAMPLE} allocs (entry `k` the last of them): where nearly every one
+ * After the first {@link DISTINCT_SAMPLE} allocs: where nearly every one
  * named an address of its own (a trace of many distinct addresses, not a caching allocator's few
  * reused ones), room in `seen` for an address per alloc still to come, made at once: each doubling
  * of a table of hundreds of thousands of addresses is a new one in fresh memory, and rehashing it.
  */
-function expectDistinct(seen: LiveAddresses, t: DeviceTrace, k: number): void {
+function expectDistinct(seen: LiveAddresses, t: DeviceTrace): void {
   if (seen.size * 10 < DISTINCT_SAMPLE * 9) return;
-  const action = t.action;
-  let more = 0;
-  for (let j = k + 1; j < t.length; j++) if (action[j] === A_ALLOC) more++;
-  seen.expect(seen.size + more);
+  seen.expect(seen.size + t.allocs - DISTINCT_SAMPLE);
 }
 
 /**
@@ -126,7 +123,7 @@ function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems:
     const a = t.action[k];
     if (a === A_ALLOC) {
       seen.setLive(seen.slot(t.addr[k] as number), 0);
-      if (++allocs === DISTINCT_SAMPLE) expectDistinct(seen, t, k);
+      if (++allocs === DISTINCT_SAMPLE) expectDistinct(seen, t);
     } else if (a === A_FREE_COMPLETED) {
       const addr = t.addr[k] as number;
       // Freed after its alloc in the window, or a second free: either way, touched.

@@ -71,6 +71,8 @@ export interface DeviceTrace {
   stackOf(k: number, stacks: StackTable): number;
   /** Entries with actions this reader does not use (e.g. `user_defined` annotations), by action. */
   otherActions: Map<string, number>;
+  /** How many entries are allocs. */
+  allocs: number;
 }
 
 /** A snapshot as read, before any conversion. */
@@ -273,6 +275,7 @@ export function traceColumns(snap: Snapshot, device: number, file: string): Devi
     time: new Float64Array(n),
     stackOf: (k, stacks) => stacks.of(frames[k]),
     otherActions: new Map(),
+    allocs: 0,
   };
   for (let k = 0; k < n; k++) {
     const where = `device_traces[${device}][${k}]`;
@@ -281,6 +284,7 @@ export function traceColumns(snap: Snapshot, device: number, file: string): Devi
     if (typeof name !== 'string') f.fail(`${where}.action`, `expected a string, got ${describe(name)}`);
     const a = ACTIONS.get(name) ?? A_OTHER;
     t.action[k] = a;
+    if (a === A_ALLOC) t.allocs++;
     if (a === A_OTHER || a === A_SNAPSHOT) {
       if (a === A_OTHER) t.otherActions.set(name, (t.otherActions.get(name) ?? 0) + 1);
       t.time[k] = NaN;

@@ -238,11 +238,15 @@ export class TraceRows extends Decoded {
     // Whether the allocs name raw lists in order (a later alloc names the same list or a later one).
     let ordered = true;
     let lastList = -1;
+    let allocs = 0;
     for (let k = 0; k < n; k++) {
       const a = action[k] as number;
-      if (a === A_ALLOC && (frames[k] as number) >= 0) {
-        if ((frames[k] as number) < lastList) ordered = false;
-        else lastList = frames[k] as number;
+      if (a === A_ALLOC) {
+        allocs++;
+        if ((frames[k] as number) >= 0) {
+          if ((frames[k] as number) < lastList) ordered = false;
+          else lastList = frames[k] as number;
+        }
       }
       if (a === NO_ACTION) throw new ReadAgain('an entry without a string action');
       if (a === A_OTHER || a === A_SNAPSHOT) {
@@ -287,6 +291,7 @@ export class TraceRows extends Decoded {
         return r >= 0 ? stacks.ofRaw(r, raw, ordered) : r === -1 ? 0 : stacks.of(plain.get(k));
       },
       otherActions,
+      allocs,
     };
   }
 }
