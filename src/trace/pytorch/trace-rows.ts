@@ -92,6 +92,8 @@ export class TraceRows extends Decoded {
    * `plainFrames`); FRAMES_SKIPPED: a list not stored.
    */
   private frames: Int32Array;
+  /** Whether a stream other than 0 was set (false: the stream column was never written, nor need be read). */
+  private hasStreams = false;
   private readonly plainFrames = new Map<number, PickleValue>();
   private readonly otherName = new Map<number, string>();
   private readonly deviceFree = new Map<number, PickleValue>();
@@ -187,7 +189,10 @@ export class TraceRows extends Decoded {
     this.frames[k] = FRAMES_SKIPPED;
   }
 
-  /** {@link set} of a number for KEY_ADDR, KEY_SIZE, KEY_STREAM or KEY_TIME. */
+  /**
+   * {@link set} of a number for KEY_ADDR, KEY_SIZE, KEY_STREAM or KEY_TIME: an integer from the
+   * pickle's int opcodes (below 2^53), marked bad where it is negative.
+   */
   setNumber(k: number, code: number, v: number): void {
     if (code === KEY_TIME) {
       this.time[k] = v;
@@ -195,10 +200,17 @@ export class TraceRows extends Decoded {
     }
     const has = code === KEY_ADDR ? HAS_ADDR : code === KEY_SIZE ? HAS_SIZE : HAS_STREAM;
     const col = code === KEY_ADDR ? this.addr : code === KEY_SIZE ? this.size : this.stream;
-    // Zero over zero is not written: a column of streams that are all 0 (most snapshots' are) stays
-    // memory never touched, each page of it a fault saved (reading it maps the one page of zeros).
-    if (v !== 0 || col[k] !== 0) col[k] = v;
-    this.flags[k] = ((this.flags[k] as number) | has) & ~(has << 3);
+    const fl = this.flags[k] as number;
+    // Zero over zero is not written, nor read: a column of streams that are all 0 (most snapshots'
+    // are) stays memory never touched, each page of it a fault saved (a first read of a page costs
+    // as much as a first write). A row's column holds 0 until its field is first set.
+    if (v !== 0) {
+      col[k] = v;
+      if (has === HAS_STREAM) this.hasStreams = true;
+    } else if ((fl & has) !== 0) {
+      col[k] = 0;
+    }
+    this.flags[k] = ((fl | has) & ~(has << 3)) | (v < 0 ? has << 3 : 0);
   }
 
   /** {@link set} of `action` to a string whose action code is `a`. */
@@ -207,10 +219,12 @@ export class TraceRows extends Decoded {
     if (a === A_OTHER) this.otherName.set(k, v);
   }
 
+  /** A number set the plain way: marked bad unless it is a count (see {@link setNumber}). */
   private number(k: number, v: PickleValue, col: Float64Array, has: number, bad: number): void {
     if (typeof v === 'number') {
       col[k] = v;
-      this.flags[k] = ((this.flags[k] as number) | has) & ~bad;
+      if (v !== 0 && has === HAS_STREAM) this.hasStreams = true;
+      this.flags[k] = (((this.flags[k] as number) | has) & ~bad) | (isCount(v, 0) ? 0 : bad);
     } else {
       if (v instanceof Decoded) throw new ReadAgain('a decoded container as a number');
       this.flags[k] = (this.flags[k] as number) | has | bad;
@@ -256,7 +270,7 @@ export class TraceRows extends Decoded {
         }
         addr[k] = 0;
         size[k] = 0;
-        stream[k] = 0;
+        if (((flags[k] as number) & HAS_STREAM) !== 0) stream[k] = 0;
         time[k] = NaN;
         frames[k] = -1;
         continue;
@@ -272,10 +286,9 @@ export class TraceRows extends Decoded {
       }
       const minSize = a >= A_SEGMENT_ALLOC && a <= A_SEGMENT_UNMAP ? 1 : 0;
       if ((fl & (HAS_SIZE | BAD_SIZE)) !== HAS_SIZE || !isCount(size[k] as number, minSize)) throw new ReadAgain('a bad size');
-      if ((fl & HAS_STREAM) === 0) {
-        if (stream[k] !== 0) stream[k] = 0;
-      }
-      else if ((fl & BAD_STREAM) !== 0 || !isCount(stream[k] as number, 0)) throw new ReadAgain('a bad stream');
+      // Without a stream, the row's is 0 (never written); a stream was checked when set (not read
+      // here: see setNumber).
+      if ((fl & (HAS_STREAM | BAD_STREAM)) === (HAS_STREAM | BAD_STREAM)) throw new ReadAgain('a bad stream');
     }
     const plain = this.plainFrames;
     const rawFrames = frames.subarray(0, n);
@@ -292,6 +305,7 @@ export class TraceRows extends Decoded {
       },
       otherActions,
       allocs,
+      hasStreams: this.hasStreams,
     };
   }
 }
