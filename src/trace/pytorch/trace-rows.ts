@@ -94,6 +94,14 @@ export class TraceRows extends Decoded {
   private frames: Int32Array;
   /** Whether a stream other than 0 was set (false: the stream column was never written, nor need be read). */
   private hasStreams = false;
+  /**
+   * Of the rows checked so far (see {@link check}): other actions by name, allocs, and whether the
+   * allocs name raw lists in order (a later alloc names the same list or a later one).
+   */
+  private readonly otherActions = new Map<string, number>();
+  private allocs = 0;
+  private ordered = true;
+  private lastList = -1;
   private readonly plainFrames = new Map<number, PickleValue>();
   private readonly otherName = new Map<number, string>();
   private readonly deviceFree = new Map<number, PickleValue>();
@@ -126,9 +134,15 @@ export class TraceRows extends Decoded {
     return k;
   }
 
-  /** `count` entries appended: they must be all those begun and not yet appended. */
+  /**
+   * `count` entries appended: they must be all those begun and not yet appended. Appended, an entry
+   * is complete (nothing can reach it any more but the list): its row is checked now, batch by batch,
+   * in code that runs often enough to be optimized early, rather than in one pass over every row at
+   * the end, which would run mostly unoptimized.
+   */
   take(count: number): void {
     if (this.taken + count !== this.created) throw new ReadAgain('trace entries appended out of the order they were made');
+    this.check(this.taken, this.created);
     this.taken = this.created;
   }
 
@@ -242,31 +256,25 @@ export class TraceRows extends Decoded {
   }
 
   /**
-   * The columns, checked entry by entry as `traceColumns` checks them; any entry it would refuse
-   * makes the file be read again the plain way (which names it).
+   * Rows [from, to), checked as `traceColumns` checks entries; any entry it would refuse makes the
+   * file be read again the plain way (which names it).
    */
-  finish(raw: RawFrameLists): DeviceTrace {
-    const n = this.created;
+  private check(from: number, to: number): void {
     const { action, flags, addr, size, stream, time, frames } = this;
-    const otherActions = new Map<string, number>();
-    // Whether the allocs name raw lists in order (a later alloc names the same list or a later one).
-    let ordered = true;
-    let lastList = -1;
-    let allocs = 0;
-    for (let k = 0; k < n; k++) {
+    for (let k = from; k < to; k++) {
       const a = action[k] as number;
       if (a === A_ALLOC) {
-        allocs++;
+        this.allocs++;
         if ((frames[k] as number) >= 0) {
-          if ((frames[k] as number) < lastList) ordered = false;
-          else lastList = frames[k] as number;
+          if ((frames[k] as number) < this.lastList) this.ordered = false;
+          else this.lastList = frames[k] as number;
         }
       }
       if (a === NO_ACTION) throw new ReadAgain('an entry without a string action');
       if (a === A_OTHER || a === A_SNAPSHOT) {
         if (a === A_OTHER) {
           const name = this.otherName.get(k) as string;
-          otherActions.set(name, (otherActions.get(name) ?? 0) + 1);
+          this.otherActions.set(name, (this.otherActions.get(name) ?? 0) + 1);
         }
         addr[k] = 0;
         size[k] = 0;
@@ -290,8 +298,16 @@ export class TraceRows extends Decoded {
       // here: see setNumber).
       if ((fl & (HAS_STREAM | BAD_STREAM)) === (HAS_STREAM | BAD_STREAM)) throw new ReadAgain('a bad stream');
     }
+  }
+
+  /** The columns, every row checked (see {@link take}). */
+  finish(raw: RawFrameLists): DeviceTrace {
+    const n = this.created;
+    if (this.taken !== n) throw new ReadAgain('trace entries left out of their list');
+    const { action, addr, size, stream, time, frames } = this;
     const plain = this.plainFrames;
     const rawFrames = frames.subarray(0, n);
+    const ordered = this.ordered;
     return {
       length: n,
       action: action.subarray(0, n),
@@ -303,8 +319,8 @@ export class TraceRows extends Decoded {
         const r = rawFrames[k] as number;
         return r >= 0 ? stacks.ofRaw(r, raw, ordered) : r === -1 ? 0 : stacks.of(plain.get(k));
       },
-      otherActions,
-      allocs,
+      otherActions: this.otherActions,
+      allocs: this.allocs,
       hasStreams: this.hasStreams,
     };
   }
