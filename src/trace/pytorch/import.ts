@@ -206,7 +206,7 @@ export class Converter {
             beforeEvent: this.b.length,
             sizeBytes: t.size[k] as number,
             deviceFreeBytes: t.addr[k] as number,
-            stream: t.stream[k] as number,
+            stream: this.streamAt(k),
             source: `${this.entryList}[${k}]`,
             entry: k,
           });
@@ -242,6 +242,11 @@ export class Converter {
     this.inconsistent(k, `alloc of ${bytes} bytes at 0x${address.toString(16)} does not lie in a free range of a segment`);
   }
 
+  /** The stream of entry `k` (the column is not read where every stream is 0: see DeviceTrace.hasStreams). */
+  private streamAt(k: number): number {
+    return this.t.hasStreams ? (this.t.stream[k] as number) : 0;
+  }
+
   /**
    * Times must not decrease in a memsim trace: a snapshot's rare out-of-order stamps are raised, in
    * the trace's own column, as each alloc or free entry is taken (once). The events then take their
@@ -269,7 +274,7 @@ export class Converter {
     const t = this.t;
     const address = t.addr[k] as number;
     const requested = t.size[k] as number;
-    const stream = t.stream[k] as number;
+    const stream = this.streamAt(k);
     const i = this.live.slot(address);
     const liveThere = this.live.liveIn(i);
     if (liveThere >= 0) {
@@ -307,16 +312,16 @@ export class Converter {
     if (a < 0) {
       // Not live: a second free of the same block. The builder names it (or counts it).
       const n = i < 0 ? 0 : this.live.madeIn(i);
-      this.addFree(address, n === 0 ? 0 : n - 1, t.stream[k] as number, this.time(k), k + 1);
+      this.addFree(address, n === 0 ? 0 : n - 1, this.streamAt(k), this.time(k), k + 1);
       return;
     }
     // Live here and in the builder: freed by its number (its id is that allocation's alone).
     let freed: number;
     if (this.b.isLive(a)) {
-      freed = this.b.addFreeOf(a, NaN, t.stream[k] as number, NaN, k + 1);
+      freed = this.b.addFreeOf(a, NaN, this.streamAt(k), NaN, k + 1);
       this.b.setTimeFrom(t.time, k);
     } else {
-      freed = this.addFree(address, this.occ[a] as number, t.stream[k] as number, this.time(k), k + 1);
+      freed = this.addFree(address, this.occ[a] as number, this.streamAt(k), this.time(k), k + 1);
     }
     if (freed < 0) return;
     this.frees++;
@@ -338,7 +343,7 @@ export class Converter {
     const action = t.action[k];
     const address = t.addr[k] as number;
     const sizeBytes = t.size[k] as number;
-    const stream = t.stream[k] as number;
+    const stream = this.streamAt(k);
     let ok: boolean;
     let name: RecordedSegmentEvent['action'];
     let pool = POOL_UNKNOWN;

@@ -63,9 +63,9 @@ function initialSegments(finals: SnapshotSegment[], t: DeviceTrace, problems: st
     const addr = t.addr[k] as number;
     const size = t.size[k] as number;
     if (a === A_SEGMENT_ALLOC) bad += layout.removeSegment(addr, size) ? 0 : 1;
-    else if (a === A_SEGMENT_FREE) bad += layout.addSegment(addr, size, t.stream[k] as number, POOL_UNKNOWN, false) ? 0 : 1;
+    else if (a === A_SEGMENT_FREE) bad += layout.addSegment(addr, size, streamOf(t, k), POOL_UNKNOWN, false) ? 0 : 1;
     else if (a === A_SEGMENT_MAP) bad += layout.unmap(addr, size) ? 0 : 1;
-    else if (a === A_SEGMENT_UNMAP) bad += layout.map(addr, size, t.stream[k] as number, POOL_UNKNOWN) ? 0 : 1;
+    else if (a === A_SEGMENT_UNMAP) bad += layout.map(addr, size, streamOf(t, k), POOL_UNKNOWN) ? 0 : 1;
   }
   if (bad > 0) problems.push(`${bad} segment events do not match the segments (walking back from the final segments)`);
   return layout;
@@ -81,6 +81,11 @@ function segmentEvents(t: DeviceTrace): Int32Array {
     for (let k = t.action.indexOf(a); k >= 0; k = t.action.indexOf(a, k + 1)) found.push(k);
   }
   return Int32Array.from(found).sort();
+}
+
+/** The stream of entry `k` (the column is not read where every stream is 0: see DeviceTrace.hasStreams). */
+function streamOf(t: DeviceTrace, k: number): number {
+  return t.hasStreams ? (t.stream[k] as number) : 0;
 }
 
 /** States of an address in {@link initialAllocations}: -1 absent, else touched or live. */
@@ -131,7 +136,7 @@ function initialAllocations(finals: SnapshotSegment[], t: DeviceTrace, problems:
       const was = stateAt(seen, found);
       seen.setLive(found >= 0 ? found : seen.slot(addr), -1);
       // A free_completed's size is the block's requested size (free_block records requested_size).
-      if (was < 0) out.push({ address: addr, requestedBytes: t.size[k] as number, blockBytes: 0, stream: t.stream[k] as number, frames: undefined, liveAtEnd: false });
+      if (was < 0) out.push({ address: addr, requestedBytes: t.size[k] as number, blockBytes: 0, stream: streamOf(t, k), frames: undefined, liveAtEnd: false });
     }
   }
   let unexplained = 0;

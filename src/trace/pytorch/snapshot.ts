@@ -73,6 +73,8 @@ export interface DeviceTrace {
   otherActions: Map<string, number>;
   /** How many entries are allocs. */
   allocs: number;
+  /** Whether an entry's stream is not 0 (false: `stream` is all 0, and need not be read). */
+  hasStreams: boolean;
 }
 
 /** A snapshot as read, before any conversion. */
@@ -276,6 +278,7 @@ export function traceColumns(snap: Snapshot, device: number, file: string): Devi
     stackOf: (k, stacks) => stacks.of(frames[k]),
     otherActions: new Map(),
     allocs: 0,
+    hasStreams: false,
   };
   for (let k = 0; k < n; k++) {
     const where = `device_traces[${device}][${k}]`;
@@ -294,6 +297,7 @@ export function traceColumns(snap: Snapshot, device: number, file: string): Devi
     // Segment changes are of whole segments or pages; an allocation or a free may be of 0 bytes.
     t.size[k] = f.atLeast(e, 'size', where, a >= A_SEGMENT_ALLOC && a <= A_SEGMENT_UNMAP ? 1 : 0);
     t.stream[k] = f.atLeast(e, 'stream', where, 0, 0);
+    if (t.stream[k] !== 0) t.hasStreams = true;
     const time = field(e, 'time_us');
     t.time[k] = typeof time === 'number' ? time : NaN;
     frames[k] = field(e, 'frames');

@@ -92,6 +92,16 @@ export class TraceRows extends Decoded {
    * `plainFrames`); FRAMES_SKIPPED: a list not stored.
    */
   private frames: Int32Array;
+  /** Whether a stream other than 0 was set (false: the stream column was never written, nor need be read). */
+  private hasStreams = false;
+  /**
+   * Of the rows checked so far (see {@link check}): other actions by name, allocs, and whether the
+   * allocs name raw lists in order (a later alloc names the same list or a later one).
+   */
+  private readonly otherActions = new Map<string, number>();
+  private allocs = 0;
+  private ordered = true;
+  private lastList = -1;
   private readonly plainFrames = new Map<number, PickleValue>();
   private readonly otherName = new Map<number, string>();
   private readonly deviceFree = new Map<number, PickleValue>();
@@ -124,9 +134,15 @@ export class TraceRows extends Decoded {
     return k;
   }
 
-  /** `count` entries appended: they must be all those begun and not yet appended. */
+  /**
+   * `count` entries appended: they must be all those begun and not yet appended. Appended, an entry
+   * is complete (nothing can reach it any more but the list): its row is checked now, batch by batch,
+   * in code that runs often enough to be optimized early, rather than in one pass over every row at
+   * the end, which would run mostly unoptimized.
+   */
   take(count: number): void {
     if (this.taken + count !== this.created) throw new ReadAgain('trace entries appended out of the order they were made');
+    this.check(this.taken, this.created);
     this.taken = this.created;
   }
 
@@ -187,7 +203,10 @@ export class TraceRows extends Decoded {
     this.frames[k] = FRAMES_SKIPPED;
   }
 
-  /** {@link set} of a number for KEY_ADDR, KEY_SIZE, KEY_STREAM or KEY_TIME. */
+  /**
+   * {@link set} of a number for KEY_ADDR, KEY_SIZE, KEY_STREAM or KEY_TIME: an integer from the
+   * pickle's int opcodes (below 2^53), marked bad where it is negative.
+   */
   setNumber(k: number, code: number, v: number): void {
     if (code === KEY_TIME) {
       this.time[k] = v;
@@ -195,10 +214,17 @@ export class TraceRows extends Decoded {
     }
     const has = code === KEY_ADDR ? HAS_ADDR : code === KEY_SIZE ? HAS_SIZE : HAS_STREAM;
     const col = code === KEY_ADDR ? this.addr : code === KEY_SIZE ? this.size : this.stream;
-    // Zero over zero is not written: a column of streams that are all 0 (most snapshots' are) stays
-    // memory never touched, each page of it a fault saved (reading it maps the one page of zeros).
-    if (v !== 0 || col[k] !== 0) col[k] = v;
-    this.flags[k] = ((this.flags[k] as number) | has) & ~(has << 3);
+    const fl = this.flags[k] as number;
+    // Zero over zero is not written, nor read: a column of streams that are all 0 (most snapshots'
+    // are) stays memory never touched, each page of it a fault saved (a first read of a page costs
+    // as much as a first write). A row's column holds 0 until its field is first set.
+    if (v !== 0) {
+      col[k] = v;
+      if (has === HAS_STREAM) this.hasStreams = true;
+    } else if ((fl & has) !== 0) {
+      col[k] = 0;
+    }
+    this.flags[k] = ((fl | has) & ~(has << 3)) | (v < 0 ? has << 3 : 0);
   }
 
   /** {@link set} of `action` to a string whose action code is `a`. */
@@ -207,10 +233,12 @@ export class TraceRows extends Decoded {
     if (a === A_OTHER) this.otherName.set(k, v);
   }
 
+  /** A number set the plain way: marked bad unless it is a count (see {@link setNumber}). */
   private number(k: number, v: PickleValue, col: Float64Array, has: number, bad: number): void {
     if (typeof v === 'number') {
       col[k] = v;
-      this.flags[k] = ((this.flags[k] as number) | has) & ~bad;
+      if (v !== 0 && has === HAS_STREAM) this.hasStreams = true;
+      this.flags[k] = (((this.flags[k] as number) | has) & ~bad) | (isCount(v, 0) ? 0 : bad);
     } else {
       if (v instanceof Decoded) throw new ReadAgain('a decoded container as a number');
       this.flags[k] = (this.flags[k] as number) | has | bad;
@@ -228,35 +256,29 @@ export class TraceRows extends Decoded {
   }
 
   /**
-   * The columns, checked entry by entry as `traceColumns` checks them; any entry it would refuse
-   * makes the file be read again the plain way (which names it).
+   * Rows [from, to), checked as `traceColumns` checks entries; any entry it would refuse makes the
+   * file be read again the plain way (which names it).
    */
-  finish(raw: RawFrameLists): DeviceTrace {
-    const n = this.created;
+  private check(from: number, to: number): void {
     const { action, flags, addr, size, stream, time, frames } = this;
-    const otherActions = new Map<string, number>();
-    // Whether the allocs name raw lists in order (a later alloc names the same list or a later one).
-    let ordered = true;
-    let lastList = -1;
-    let allocs = 0;
-    for (let k = 0; k < n; k++) {
+    for (let k = from; k < to; k++) {
       const a = action[k] as number;
       if (a === A_ALLOC) {
-        allocs++;
+        this.allocs++;
         if ((frames[k] as number) >= 0) {
-          if ((frames[k] as number) < lastList) ordered = false;
-          else lastList = frames[k] as number;
+          if ((frames[k] as number) < this.lastList) this.ordered = false;
+          else this.lastList = frames[k] as number;
         }
       }
       if (a === NO_ACTION) throw new ReadAgain('an entry without a string action');
       if (a === A_OTHER || a === A_SNAPSHOT) {
         if (a === A_OTHER) {
           const name = this.otherName.get(k) as string;
-          otherActions.set(name, (otherActions.get(name) ?? 0) + 1);
+          this.otherActions.set(name, (this.otherActions.get(name) ?? 0) + 1);
         }
         addr[k] = 0;
         size[k] = 0;
-        stream[k] = 0;
+        if (((flags[k] as number) & HAS_STREAM) !== 0) stream[k] = 0;
         time[k] = NaN;
         frames[k] = -1;
         continue;
@@ -272,13 +294,20 @@ export class TraceRows extends Decoded {
       }
       const minSize = a >= A_SEGMENT_ALLOC && a <= A_SEGMENT_UNMAP ? 1 : 0;
       if ((fl & (HAS_SIZE | BAD_SIZE)) !== HAS_SIZE || !isCount(size[k] as number, minSize)) throw new ReadAgain('a bad size');
-      if ((fl & HAS_STREAM) === 0) {
-        if (stream[k] !== 0) stream[k] = 0;
-      }
-      else if ((fl & BAD_STREAM) !== 0 || !isCount(stream[k] as number, 0)) throw new ReadAgain('a bad stream');
+      // Without a stream, the row's is 0 (never written); a stream was checked when set (not read
+      // here: see setNumber).
+      if ((fl & (HAS_STREAM | BAD_STREAM)) === (HAS_STREAM | BAD_STREAM)) throw new ReadAgain('a bad stream');
     }
+  }
+
+  /** The columns, every row checked (see {@link take}). */
+  finish(raw: RawFrameLists): DeviceTrace {
+    const n = this.created;
+    if (this.taken !== n) throw new ReadAgain('trace entries left out of their list');
+    const { action, addr, size, stream, time, frames } = this;
     const plain = this.plainFrames;
     const rawFrames = frames.subarray(0, n);
+    const ordered = this.ordered;
     return {
       length: n,
       action: action.subarray(0, n),
@@ -290,8 +319,9 @@ export class TraceRows extends Decoded {
         const r = rawFrames[k] as number;
         return r >= 0 ? stacks.ofRaw(r, raw, ordered) : r === -1 ? 0 : stacks.of(plain.get(k));
       },
-      otherActions,
-      allocs,
+      otherActions: this.otherActions,
+      allocs: this.allocs,
+      hasStreams: this.hasStreams,
     };
   }
 }
