@@ -1,5 +1,5 @@
 import { formatBytes } from '../../util/bytes.js';
-import type { Converter } from './import.js';
+import type { Converter } from './converter.js';
 import type { InitialState } from './reconstruct.js';
 import type { DeviceTrace, Snapshot, SnapshotSegment } from './snapshot.js';
 
