@@ -150,12 +150,12 @@ export class EventColumns {
     if (this.stream) this.stream[i] = stream;
     if (tagIndex !== 0 && !this.tag) this.tag = newColumn(Uint32Array, this.cap, this.reserve);
     if (this.tag) this.tag[i] = tagIndex;
-    if (time === time && !this.time) this.time = newColumn(Float64Array, this.cap, this.reserve).fill(NaN, 0, i);
+    if (time === time && !this.time) this.timeColumn();
     if (this.time) this.time[i] = time;
     return i;
   }
 
-  /** The time column, made now: no time (NaN) for the events so far. */
+  /** The time column, made now: no time (NaN) for the events so far (the one being added included). */
   protected timeColumn(): Float64Array {
     this.time = newColumn(Float64Array, this.cap, this.reserve).fill(NaN, 0, this.n);
     return this.time;
