@@ -68,6 +68,29 @@ describe('the head of a CSV trace read on the replaying thread', () => {
     expect(whole?.length).toBe(readTrace(write(trace(3000))).length);
   });
 
+  it('a head that ends before the thread has read as many events: polled as the replay polls, the trace never goes back', async () => {
+    // The comment ends the head at 2,000 events, while the feed opens, before the thread has booted;
+    // the thread then posts its events after 1, 2, 4, 8, 16 and every 16 events, all of them at first
+    // fewer than the head's.
+    const lines = trace(20_000).split('\n');
+    lines.splice(2001, 0, '# a comment');
+    const p = write(lines.join('\n'));
+    const feed = await TraceFeed.open(p, {}, 16);
+    if (!feed) throw new Error('no reading thread (run npm run build)');
+    let replayed = feed.trace.length;
+    expect(replayed).toBe(2000);
+    const lengths: number[] = [];
+    for (let n = feed.poll(replayed, 5000); n >= 0; n = feed.poll(replayed, 5000)) {
+      lengths.push(n);
+      expect(feed.trace.length).toBe(n);
+      expect(n).toBeGreaterThanOrEqual(replayed);
+      replayed = n;
+    }
+    expect(lengths.length).toBeGreaterThan(1);
+    expect(replayed).toBe(readTrace(p).length);
+    feed.close();
+  });
+
   it('is not read from a file that is not a CSV trace, or whose header is not in order', () => {
     expect(HeadReading.open(write('{"op":"alloc","id":"a","size":1}\n{"op":"free","id":"a"}\n', 'jsonl'))).toBeUndefined();
     expect(HeadReading.open(write('op,id\nalloc,a\n'))).toBeUndefined();

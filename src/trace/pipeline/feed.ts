@@ -192,11 +192,19 @@ export class TraceFeed {
     if (this.done) return this.trace.length > replayed ? this.trace.length : -1;
     if (this.failure) return this.trace.length;
     if (this.head && this.fromHead(replayed) > replayed) return this.trace.length;
-    let m = this.queue.shift() ?? this.receive();
-    // The count is raised after each message is posted: a wait that ends otherwise than by its time
-    // finds one.
-    if (!m && Atomics.wait(this.posted, 0, this.seen, ms) !== 'timed-out') m = this.receive();
-    if (m) this.apply(m);
+    const until = performance.now() + ms;
+    for (;;) {
+      let m = this.queue.shift() ?? this.receive();
+      // The count is raised after each message is posted: a wait that ends otherwise than by its time
+      // finds one.
+      if (!m && Atomics.wait(this.posted, 0, this.seen, Math.max(0, until - performance.now())) !== 'timed-out') m = this.receive();
+      if (!m) break;
+      // Events that the trace has already (its head, read on this thread) are passed over, as `more`
+      // does: applied, they would take the trace back to fewer events than were replayed.
+      if (m.kind === 'events' && m.trace.length <= this.trace.length) continue;
+      this.apply(m);
+      break;
+    }
     return this.done && this.trace.length <= replayed ? -1 : this.trace.length;
   }
 
