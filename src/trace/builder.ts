@@ -18,7 +18,8 @@ export interface BuildOptions {
   source?: BuildSource;
   /**
    * Called with the builder after every `every` events (a reader on another thread publishes the
-   * trace so far: see `trace/pipeline/`).
+   * trace so far: see `trace/pipeline/`); the usual CSV loop asks between runs of some hundred
+   * records, so a call may come that much later (see EventColumns.pushPlain).
    */
   onEvents?: { every: number; call: (builder: TraceBuilder) => void };
 }
@@ -351,13 +352,11 @@ export class TraceBuilder extends BuildProblems {
     });
   }
 
-  /** Calls `onEvents` (before event `nextCall` is written: the events before it are complete). */
+  /** Calls `onEvents` (with the events so far complete), next once `every` more have come. */
   protected override called(): void {
     const on = this.onEvents as NonNullable<BuildOptions['onEvents']>;
-    this.n--;
     on.call(this);
-    this.n++;
-    this.nextCall += on.every;
+    this.nextCall = this.n + on.every;
   }
 
   /**

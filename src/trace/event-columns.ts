@@ -138,13 +138,25 @@ export class EventColumns {
     this.cap = cap;
   }
 
-  /** Called before event {@link nextCall} is written (a builder publishes the events so far). */
+  /**
+   * Called once {@link nextCall} events are complete, before the next is written (a builder
+   * publishes the events so far).
+   */
   protected called(): void {
     this.nextCall = Infinity;
   }
 
+  /**
+   * {@link called} when it is due: `push` asks before every event; a reading loop that adds its
+   * events by {@link pushPlain} asks between runs of them (see `pushPlain`).
+   */
+  callIfDue(): void {
+    if (this.n >= this.nextCall) this.called();
+  }
+
   /** Appends an event to the columns; returns its index. */
   protected push(op: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
+    if (this.n >= this.nextCall) this.called();
     const i = this.pushPlain(op, sizeBytes, step, line);
     if (stream !== 0 && !this.stream) this.stream = newColumn(Float64Array, this.cap, this.reserve);
     if (this.stream) this.stream[i] = stream;
@@ -164,12 +176,15 @@ export class EventColumns {
   /**
    * {@link push} of an event with no stream, tag or time, where the trace has no such column (the
    * reading loop of the usual CSV header calls it: a shorter body for V8 to compile into that loop,
-   * which it compiles more than once while it tiers up).
+   * which it compiles more than once while it tiers up). It does not ask whether {@link called} is
+   * due: V8 would compile that call, and what it calls, into the loop, where code that had not run
+   * often enough to be recorded before the compile would throw the loop's code away when it first
+   * runs (a reading thread lost up to three compiles of that loop so); the loop's caller asks
+   * ({@link callIfDue}) after each run of records.
    */
   protected pushPlain(op: number, sizeBytes: number, step: number, line: number): number {
     const i = this.n++;
     if (i >= this.cap) this.growEvents();
-    if (i === this.nextCall) this.called();
     this.op[i] = op;
     this.size[i] = sizeBytes;
     if (step === step && (step !== this.currentStep || i === 0)) {

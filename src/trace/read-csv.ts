@@ -63,7 +63,10 @@ export function plainRecords(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array)
       // starts recording what a function meets only once it has run a little, and code compiled
       // without a record of the function's start is thrown away.
       const from = sc.pos;
-      if (usualSpan(sc, b, usualCalls++ < 4 ? Math.min(limit, from + 512) : limit)) continue;
+      const more = usualSpan(sc, b, usualCalls++ < 4 ? Math.min(limit, from + 512) : limit);
+      // Its events are added without asking whether `onEvents` is due (see EventColumns.pushPlain).
+      b.callIfDue();
+      if (more) continue;
       // The record it does not take in the loop for any header: alone, unless it was the first
       // (then the records up to the limit: a file of ids that are not decimal, say).
       if (!plainSpan(sc, b, roles, sc.pos > from || usualCalls <= 4 ? sc.pos + 1 : limit)) break;

@@ -58,8 +58,9 @@ export function poster(init: ReaderInit, parent: PostTarget): (m: ReaderMessage,
 export async function readAndPost(init: ReaderInit, post: (m: ReaderMessage, move?: ArrayBuffer[]) => void, beforeLast: () => void = () => {}): Promise<void> {
   // The trace is posted at `every / 16`, `every / 8`, … events, then every `every` events: the
   // replaying thread waits for the first events only as long as a few thousand take to read. The
-  // builder asks every 256 events (or `every`, when smaller), from early on: its code meets that call
-  // before it is optimized, which then needs no second optimization once the call comes.
+  // builder asks every 256 events (or `every`, when smaller), from early on: a reading loop that asks
+  // per event meets that call before it is optimized, which then needs no second optimization once
+  // the call comes.
   const step = Math.max(1, init.every >> 4);
   const asked = Math.min(256, step);
   let nextPost = step;
