@@ -156,7 +156,7 @@ export class EventColumns {
 
   /** Appends an event to the columns; returns its index. */
   protected push(op: number, sizeBytes: number, step: number, stream: number, tagIndex: number, time: number, line: number): number {
-    if (this.n >= this.nextCall) this.called();
+    this.callIfDue();
     const i = this.pushPlain(op, sizeBytes, step, line);
     if (stream !== 0 && !this.stream) this.stream = newColumn(Float64Array, this.cap, this.reserve);
     if (this.stream) this.stream[i] = stream;
