@@ -24,8 +24,8 @@ function headerColumns(line: string): string[] {
 
 /**
  * Tells a usage-record CSV by its header row: `size,first,last` (closed intervals, TFLite's
- * TensorUsageRecord) or minimalloc's `id,lower,upper,size` (half-open). Anything else (a memsim
- * trace, whose header has `op`) is not one: null.
+ * TensorUsageRecord) or minimalloc's `id,lower,upper,size` (half-open), told by the bounds it names.
+ * Anything else (a memsim trace, whose header has `op`) is not one: null.
  */
 export function sniffRecordsCsv(head: Buffer): RecordsCsvFormat | null {
   let text = head.toString('utf8');
@@ -34,9 +34,11 @@ export function sniffRecordsCsv(head: Buffer): RecordsCsvFormat | null {
   if (line === undefined) return null;
   const cols = headerColumns(line.replace(/\r$/, ''));
   if (cols.includes('op')) return null;
-  if (cols.includes('size') && cols.includes('first') && cols.includes('last')) return 'records-csv';
+  // A header that names a lifespan's bounds is a usage-record one, whole or not (its reading says
+  // which column is missing).
+  if (cols.includes('first') || cols.includes('last')) return 'records-csv';
   const canon = new Set(cols.map((c) => MINIMALLOC_ALIASES[c]).filter((c) => c !== undefined));
-  if (canon.has('id') && canon.has('size') && canon.has('lower') && (canon.has('upper') || canon.has('end'))) return 'minimalloc-csv';
+  if (canon.has('lower') || canon.has('upper') || canon.has('end')) return 'minimalloc-csv';
   return null;
 }
 
@@ -64,6 +66,7 @@ export function readRecordsCsv(path: string, format: RecordsCsvFormat, source?: 
   if (!sc.next()) throw TraceError.at(path, 1, 'empty file (expected a header row)');
 
   const col = new Map<string, number>();
+  const columns = sc.count;
   for (let i = 0; i < sc.count; i++) {
     const raw = sc.text(i).trim().toLowerCase();
     const name = format === 'minimalloc-csv' ? MINIMALLOC_ALIASES[raw] : ['size', 'first', 'last', 'id'].includes(raw) ? raw : undefined;
@@ -72,6 +75,12 @@ export function readRecordsCsv(path: string, format: RecordsCsvFormat, source?: 
     col.set(name, i);
   }
   if (format === 'minimalloc-csv' && col.has('upper') && col.has('end')) problem(sc.line, 'end', 'both "upper" and "end" columns: give one');
+  const required = format === 'minimalloc-csv' ? ['id', 'lower', 'upper', 'size'] : ['size', 'first', 'last'];
+  for (const name of required) {
+    if (col.has(name) || (name === 'upper' && col.has('end'))) continue;
+    const whole = format === 'minimalloc-csv' ? 'id,lower,upper,size (or end for an inclusive bound), as minimalloc writes them' : 'size,first,last';
+    problem(sc.line, name, `missing column "${name}" in the header (required: ${whole})`);
+  }
   problems.throwIfAny();
   const idCol = col.get('id') ?? -1;
   const sizeCol = col.get('size') as number;
@@ -115,6 +124,10 @@ export function readRecordsCsv(path: string, format: RecordsCsvFormat, source?: 
     const line = sc.line;
     if (sc.error) {
       problem(line, undefined, sc.error.message);
+      continue;
+    }
+    if (sc.count > columns) {
+      problem(line, undefined, `${sc.count} fields, where the header row has ${columns}`);
       continue;
     }
     const s = integer(sizeCol, 'size', line, 0);

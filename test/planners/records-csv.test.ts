@@ -61,6 +61,19 @@ describe('usage-record CSVs', () => {
     ]);
   });
 
+  it('a header that names bounds but misses a column is told so; rows past the header and numbers in other notations are refused', () => {
+    expect(sniffRecordsCsv(Buffer.from('id,lower,size\n'))).toBe('minimalloc-csv');
+    expect(sniffRecordsCsv(Buffer.from('size,first\n'))).toBe('records-csv');
+    const missing = write('id,lower,size\nb1,0,4\n');
+    expect(problems(() => readRecordsCsv(missing, 'minimalloc-csv'))).toEqual([
+      `${missing}:1: field "upper": missing column "upper" in the header (required: id,lower,upper,size (or end for an inclusive bound), as minimalloc writes them)`,
+    ]);
+    const short = write('size,first\n4,0\n');
+    expect(problems(() => readRecordsCsv(short, 'records-csv'))).toEqual([`${short}:1: field "last": missing column "last" in the header (required: size,first,last)`]);
+    const p = write('id,lower,upper,size\nb1,0,3,4,extra\nb2,0,0x10,4\nb3,0,3,1e1\n');
+    expect(problems(() => readRecordsCsv(p, 'minimalloc-csv'))).toEqual([`${p}:2: 5 fields, where the header row has 4`, `${p}:3: field "upper": expected an integer, got "0x10"`]);
+  });
+
   it('closed intervals need last >= first; missing values are named', () => {
     const p = write('size,first,last\n8,3,2\n8,,1\n');
     expect(problems(() => readRecordsCsv(p, 'records-csv'))).toEqual([
