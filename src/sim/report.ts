@@ -113,8 +113,10 @@ export function summarize(o: ReplayOutcome): ReplaySummary {
   const utilization = o.peakReservedBytes > 0 ? o.peakLiveBytes / o.peakReservedBytes : 1;
   const p = o.atPeak;
   const internal = p.allocatedBytes > 0 ? (p.allocatedBytes - p.liveBytes) / p.allocatedBytes : 0;
+  // 0 when nothing is free: memory held and not allocated but in no free block (a header, a device's
+  // rounding) is overhead, not free memory split into pieces.
   const freeInside = p.reservedBytes - p.allocatedBytes;
-  const external = freeInside > 0 ? 1 - p.largestFreeBlockBytes / freeInside : 0;
+  const external = freeInside > 0 && p.largestFreeBlockBytes > 0 ? 1 - p.largestFreeBlockBytes / freeInside : 0;
   const overhead = o.peakLiveBytes > 0 ? o.peakReservedBytes / o.peakLiveBytes - 1 : 0;
   return {
     peakLiveBytes: o.peakLiveBytes,

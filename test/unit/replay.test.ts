@@ -120,3 +120,21 @@ describe('warm-up before a long replay', () => {
     }
   });
 });
+
+describe('external fragmentation', () => {
+  it('is 0 when nothing is free: held bytes in no free block (headers before the pools are built) are overhead', () => {
+    const { report, outcome } = replay(readTrace(join(FIXTURES, 'three-steps.csv')), { allocator: 'lifetime-pool' });
+    expect(outcome.atPeak.reservedBytes).toBeGreaterThan(outcome.atPeak.allocatedBytes);
+    expect(outcome.atPeak.largestFreeBlockBytes).toBe(0);
+    expect(report.summary.externalFragmentation).toBe(0);
+  });
+
+  it('is the share of free bytes outside the largest free block when blocks are free', () => {
+    // bfc, one 4 MiB region: a 1 MiB hole between two live blocks, and the free tail.
+    const t = traceFromEvents([alloc('a', MiB), alloc('b', MiB), alloc('c', MiB), free('b')]);
+    const { outcome, report } = replay(t, { allocator: 'bfc', options: { allow_growth: true, garbage_collection: false, memory_limit: '4MiB' } });
+    const p = outcome.atPeak;
+    expect(p.largestFreeBlockBytes).toBeGreaterThan(0);
+    expect(report.summary.externalFragmentation).toBe(Math.round((1 - p.largestFreeBlockBytes / (p.reservedBytes - p.allocatedBytes)) * 1e6) / 1e6);
+  });
+});
