@@ -239,11 +239,23 @@ export class WorkerPool implements JobRunner {
 /** Without an explicit `jobs`, traces shorter than this run in this thread. */
 export const AUTO_WORKERS_MIN_EVENTS = 50_000;
 
+/**
+ * The most threads a sweep runs per core, whatever `--jobs` asks: past a few a core, more threads
+ * add only memory (each worker holds a heap of its own, some tens of MB).
+ */
+export const MAX_THREADS_PER_CORE = 4;
+
+/** The threads a sweep runs for `jobs` (default: one a core), at most {@link MAX_THREADS_PER_CORE} a core. */
+export function threadsFor(jobs: number | undefined): number {
+  const cores = availableParallelism();
+  return jobs === undefined ? cores : Math.min(jobs, cores * MAX_THREADS_PER_CORE);
+}
+
 /** How many threads a sweep may use, and where its worker entry is. */
 export interface RunnerOptions {
   /**
    * Threads (default: the available cores, or 1 for traces under {@link AUTO_WORKERS_MIN_EVENTS}
-   * events); 1 runs everything in this thread.
+   * events; at most {@link MAX_THREADS_PER_CORE} a core); 1 runs everything in this thread.
    */
   jobs?: number;
   /** The worker entry; default the built one next to this module; null: in this thread. */
@@ -276,7 +288,7 @@ function workerUrlOf(o: RunnerOptions): URL | null {
  * alive (an error in the trace ends the command as usual). Undefined when the sweep would use one thread.
  */
 export function startWorkersEarly(o: RunnerOptions): WorkerPool | undefined {
-  const threads = o.jobs ?? availableParallelism();
+  const threads = threadsFor(o.jobs);
   const url = threads > 1 ? workerUrlOf(o) : null;
   if (url === null) return undefined;
   try {
@@ -291,7 +303,7 @@ export function startWorkersEarly(o: RunnerOptions): WorkerPool | undefined {
  * why, when more threads were asked). `inThread` forces this thread, with its reason.
  */
 export function openRunner(trace: Trace, o: RunnerOptions, units: number, build: (ref: ContenderRef) => Contender, inThread?: string): { runner: JobRunner; reason?: string } {
-  const threads = Math.min(o.jobs ?? availableParallelism(), units);
+  const threads = Math.min(threadsFor(o.jobs), units);
   const here = (reason?: string) => {
     void o.early?.close();
     return { runner: new InThreadRunner(trace, build), ...(reason ? { reason } : {}) };

@@ -78,7 +78,7 @@ describe('memsim compare (CLI)', () => {
       [['--option', 'bfc-typo.page=4KiB', '--allocators', 'naive'], /options given for "bfc-typo", which is not compared/],
       [['--capacity-step', '0'], /--capacity-step: must be positive/],
       [['--baseline', join(dir, 'missing.json')], /cannot read the baseline .*missing\.json: no such file or directory/],
-      [['--baseline', mixed], /is not JSON/],
+      [['--baseline', mixed], /mixed\.csv: not a baseline: a JSON report that memsim wrote was expected, and the file starts with "op,id,size/],
       [['--jobs', '0'], /--jobs: must be at least 1/],
     ];
     for (const [args, message] of cases) {

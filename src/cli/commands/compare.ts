@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
@@ -16,7 +15,7 @@ import { htmlDestination, Progress, type ProgressMode, reportWidth, useColor, wr
 import { bytesArg, collect, intArg, parseOptionPairs, parseOptions, WIDTH_HELP, widthArg } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 import { addAttributionOptions, attributionFields, attributionOptions } from '../attribution-input.js';
-import { describeSystemError } from '../../util/system-error.js';
+import { readJsonFile } from '../json-file.js';
 import { earlyWorkers, readWholeTrace } from '../early-workers.js';
 
 const schema = z.object({
@@ -66,17 +65,7 @@ export function renderCompare(r: CompareReport, format: 'text' | 'json' | 'markd
 }
 
 function readBaseline(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UsageError(`cannot read the baseline ${path}: ${describeSystemError(e)}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`${path}: the baseline is not JSON: ${(e as Error).message}`);
-  }
+  return readJsonFile(path, 'baseline');
 }
 
 /**
@@ -104,7 +93,7 @@ export async function compareCommand(): Promise<Command> {
       .option('--fail-on <condition>', 'exit 1 when: oom | regression | fragmentation>0.3 | internal-fragmentation>X | external-fragmentation>X | overhead>X (repeatable)', collect, [])
       .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
       .addOption(new Option('--start <mode>', 'replays of a recorded history (snapshot, log): start from the recorded layout, or fresh with the live blocks allocated first (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
-      .option('-j, --jobs <n>', 'threads: this one and n-1 workers (default: the number of cores, or 1 for traces under 50,000 events; 1 runs in this thread)')
+      .option('-j, --jobs <n>', 'threads: this one and n-1 workers (default: the number of cores, or 1 for traces under 50,000 events; at most 4 a core; 1 runs in this thread)')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
       .option('--no-color', 'no colours in the text report')
       .option('--width <columns>', WIDTH_HELP)

@@ -76,7 +76,7 @@ export function diffCommand(): Command {
         .option('--fail-on <condition>', 'exit 1 when: growth>5% (peak reserved or peak live) | peak-reserved-growth>X | peak-live-growth>X | min-capacity-growth>X (repeatable)', collect, [])
         .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
         .addOption(new Option('--start <mode>', 'replays of recorded histories: from the recorded layout, or fresh (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
-        .option('-j, --jobs <n>', 'threads: this one and n-1 workers (default: the number of cores, or 1 for traces under 50,000 events)')
+        .option('-j, --jobs <n>', 'threads: this one and n-1 workers (default: the number of cores, or 1 for traces under 50,000 events; at most 4 a core)')
         .option('--no-color', 'no colours in the text report')
         .option('--width <columns>', WIDTH_HELP)
         .addHelpText(

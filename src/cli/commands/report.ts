@@ -40,7 +40,7 @@ export function reportCommand(): Command {
       .addOption(new Option('--start <mode>', 'replays of a recorded history (snapshot, log): start from the recorded layout, or fresh with the live blocks allocated first (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
       .option('--states <n>', 'allocator states captured at evenly spaced events, for picking on the timeline (besides the peaks and OOMs)', '32')
       .option('--timeline-points <n>', 'points per allocator on the timeline', '4000')
-      .option('-j, --jobs <n>', 'threads for the comparison table (this one and n-1 workers)')
+      .option('-j, --jobs <n>', 'threads for the comparison table (this one and n-1 workers; at most 4 a core)')
       .addOption(new Option('--progress <mode>', 'progress on stderr').choices(['auto', 'always', 'never']).default('auto'))
       .addHelpText(
         'after',

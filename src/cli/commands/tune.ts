@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
@@ -16,7 +15,7 @@ import { GateFailure } from '../errors.js';
 import { htmlDestination, Progress, type ProgressMode, reportWidth, useColor, writeOutput, writeErr } from '../io.js';
 import { bytesArg, collect, intArg, parseOptions, WIDTH_HELP, widthArg } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
-import { describeSystemError } from '../../util/system-error.js';
+import { readJsonFile } from '../json-file.js';
 import { earlyWorkers } from '../early-workers.js';
 
 const schema = z.object({
@@ -48,19 +47,7 @@ const schema = z.object({
 });
 
 function readPart(path: string): TunePart {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UsageError(`cannot read ${path}: ${describeSystemError(e)}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`${path}: not JSON: ${(e as Error).message}`);
-  }
-  return parseTunePart(json, path);
+  return parseTunePart(readJsonFile(path, 'tune part'), path);
 }
 
 /** Renders the report in the asked format. */
@@ -86,7 +73,7 @@ export function tuneCommand(): Command {
       .addOption(new Option('-f, --format <format>', 'report format').choices(['text', 'json', 'markdown', 'html']).default('text'))
       .option('--output <file>', 'write the report to a file instead of stdout')
       .option('--json-output <file>', 'also write the memsim.tune/1 JSON report to a file')
-      .option('-j, --jobs <n>', 'threads: this one and n-1 workers (default: the number of cores, or 1 for traces under 50,000 events)')
+      .option('-j, --jobs <n>', 'threads: this one and n-1 workers (default: the number of cores, or 1 for traces under 50,000 events; at most 4 a core)')
       .addOption(new Option('--start <mode>', 'how replays of a recorded history start (default: the current configuration from the recorded layout, every other one fresh)').choices(['recorded', 'fresh']))
       .option('--shard <i/n>', 'run slice i of n of the configurations and write its part (JSON) for --merge')
       .option('--merge <files...>', 'join the parts written by --shard into the report one run gives')
