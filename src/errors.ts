@@ -56,15 +56,27 @@ export class OutputClosed extends Error {
   }
 }
 
-/** Formats one problem as `file:line[:col]: [field: ]message`, or `file: entry.field: message`. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const CONTROL_BUT_LF = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * `text` with the control characters that a terminal acts on written as escapes (`\x1b`), so that
+ * input quoted in a message cannot clear, recolour or rewrite the screen; line feeds are kept when
+ * `lines` is true (messages of several lines), escaped otherwise.
+ */
+export function printable(text: string, lines = false): string {
+  return text.replace(lines ? CONTROL_BUT_LF : CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/** Formats one problem as `file:line[:col]: [field: ]message`, or `file: entry.field: message`, on one line. */
 export function formatProblem(p: InputProblem): string {
-  if (p.entry !== undefined) return `${p.file}: ${p.entry}${p.field ? `.${p.field}` : ''}: ${p.message}`;
+  if (p.entry !== undefined) return printable(`${p.file}: ${p.entry}${p.field ? `.${p.field}` : ''}: ${p.message}`);
   let where = p.file;
   if (p.line !== undefined) where += `:${p.line}`;
   if (p.line !== undefined && p.col !== undefined) where += `:${p.col}`;
   const item = p.item ? `${p.item}: ` : '';
   const field = p.field ? `field "${p.field}": ` : '';
-  return `${where}: ${item}${field}${p.message}`;
+  return printable(`${where}: ${item}${field}${p.message}`);
 }
 
 /** Maximum number of problems listed one by one; the rest are counted. */

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { MemsimError, OutputClosed, TraceError, UsageError } from '../errors.js';
+import { MemsimError, OutputClosed, printable, TraceError, UsageError } from '../errors.js';
 import { describeSystemError, isSystemError } from '../util/system-error.js';
 
 /** A gate failed: the command ran to the end, and exits 1 with this message as the last stderr line. */
@@ -27,7 +27,7 @@ export function handleError(e: unknown, writeErr: (s: string) => void): number {
     return EXIT_OK;
   }
   if (e instanceof GateFailure) {
-    writeErr(`memsim: ${e.message}\n`);
+    writeErr(`memsim: ${printable(e.message, true)}\n`);
     return EXIT_GATE;
   }
   if (e instanceof TraceError) {
@@ -36,16 +36,16 @@ export function handleError(e: unknown, writeErr: (s: string) => void): number {
     return EXIT_ERROR;
   }
   if (e instanceof UsageError || e instanceof MemsimError) {
-    writeErr(`memsim: ${e.message}\n`);
+    writeErr(`memsim: ${printable(e.message, true)}\n`);
     return EXIT_ERROR;
   }
   if (isSystemError(e)) {
     // The operating system refused something (a file, a device): its words, not a bug.
-    writeErr(`memsim: ${e.path ? `${e.path}: ` : ''}${describeSystemError(e)}\n`);
+    writeErr(`memsim: ${printable(`${e.path ? `${e.path}: ` : ''}${describeSystemError(e)}`, true)}\n`);
     return EXIT_ERROR;
   }
   const message = e instanceof Error ? e.message : String(e);
-  writeErr(`memsim: internal error: ${message}\n`);
+  writeErr(`memsim: internal error: ${printable(message, true)}\n`);
   if (process.env['MEMSIM_DEBUG'] && e instanceof Error && e.stack) writeErr(`${e.stack}\n`);
   else writeErr('(set MEMSIM_DEBUG=1 for details, and please report it)\n');
   return EXIT_ERROR;

@@ -6,6 +6,9 @@ import { EventColumns } from './event-columns.js';
  * its entry in a list (importers of files without lines), or its index in a file's array. The
  * {@link TraceBuilder} builds on these columns and reports through them.
  */
+/** The most ids of refused allocs that a build keeps (see BuildProblems.refused). */
+const MAX_REFUSED = 4096;
+
 export class BuildProblems extends EventColumns {
   readonly problems = new ProblemList();
   /**
@@ -22,6 +25,24 @@ export class BuildProblems extends EventColumns {
    */
   itemArray = 'events';
   itemIndex = -1;
+
+  /**
+   * Ids whose alloc was refused for a problem with its fields: their free is not a second problem
+   * (`free of id … which was never allocated`), which would only follow from the first. Kept up to
+   * {@link MAX_REFUSED} of them.
+   */
+  private refused: Set<string> | undefined;
+
+  /** Notes that the alloc of `id` was refused (see {@link refused}). */
+  refuseAlloc(id: string): void {
+    this.refused ??= new Set();
+    if (this.refused.size < MAX_REFUSED) this.refused.add(id);
+  }
+
+  /** True when the latest alloc of `id` was refused (and forgets it: one free follows one alloc). */
+  protected wasRefused(id: string): boolean {
+    return this.refused?.delete(id) ?? false;
+  }
 
   /** Records a syntax or type problem found by the reader. */
   problem(p: Omit<InputProblem, 'file'>): void {
@@ -48,4 +69,13 @@ export class BuildProblems extends EventColumns {
     // On a line shared by many events the event's index says more.
     return this.itemIndex >= 0 && event !== undefined ? `line ${line}, event ${event}` : `line ${line}`;
   }
+}
+
+/**
+ * The problem of a free that gives a size (`given`) other than its allocation's (`allocated`, whose
+ * alloc is at `where`): the id is bytes [s, e) of `buf`.
+ */
+export function freeSizeMessage(buf: Uint8Array, s: number, e: number, given: number, allocated: number, where: string): string {
+  const id = Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('utf8');
+  return `size ${given} on the free of id "${id}", whose alloc at ${where} has size ${allocated} (a free's size is left empty, or repeats its alloc's)`;
 }

@@ -1,5 +1,5 @@
 import { TraceError } from '../errors.js';
-import { BuildProblems } from './build-problems.js';
+import { BuildProblems, freeSizeMessage } from './build-problems.js';
 import { type BuildSource, EventColumns } from './event-columns.js';
 import { decimalId, NOT_DECIMAL, NOT_SIMPLE } from './id-table.js';
 import { invalidIdMessage, invalidUtf8At } from './utf8.js';
@@ -230,10 +230,12 @@ export class TraceBuilder extends BuildProblems {
    * {@link TraceBuilder.addDecimalAlloc}) that is live, with no stream or time. Returns false, having
    * changed nothing, for any other.
    */
-  addDecimalFree(value: number, step: number, line: number): boolean {
+  addDecimalFree(value: number, givenSize: number, step: number, line: number): boolean {
     const a = this.ids.latestDecimal(value);
     if (a < 0 || this.freeEvent[a] !== -1 || !this.plainColumns()) return false;
     const sizeBytes = this.size[this.allocEvent[a] as number] as number;
+    // A size written on the free (NaN: none) that is not the alloc's is reported by addFreeId.
+    if (givenSize === givenSize && givenSize !== sizeBytes) return false;
     this.recordFree(this.pushPlain(OP_FREE, sizeBytes, step, line), a, sizeBytes);
     return true;
   }
@@ -247,12 +249,13 @@ export class TraceBuilder extends BuildProblems {
   }
 
   /**
-   * Adds a free event.
+   * Adds a free event; `givenSize`, when not NaN, is a size written on it, which must be the
+   * allocation's.
    * @returns the allocation number freed, or -1 when the event was rejected.
    */
-  addFree(id: string, step: number | undefined, stream: number | undefined, time: number | undefined, line: number): number {
+  addFree(id: string, step: number | undefined, stream: number | undefined, time: number | undefined, line: number, givenSize = NaN): number {
     const b = encoder.encode(id);
-    return this.addFreeBytes(b, 0, b.length, step ?? NaN, stream ?? -1, time ?? NaN, line);
+    return this.addFreeBytes(b, 0, b.length, step ?? NaN, stream ?? -1, time ?? NaN, line, givenSize);
   }
 
   /**
@@ -260,19 +263,21 @@ export class TraceBuilder extends BuildProblems {
    * allocation's stream.
    * @returns the allocation number freed, or -1 when the event was rejected.
    */
-  addFreeBytes(buf: Uint8Array, s: number, e: number, step: number, stream: number, time: number, line: number): number {
-    return this.addFreeId(buf, s, e, decimalId(buf, s, e), step, stream, time, line);
+  addFreeBytes(buf: Uint8Array, s: number, e: number, step: number, stream: number, time: number, line: number, givenSize = NaN): number {
+    return this.addFreeId(buf, s, e, decimalId(buf, s, e), step, stream, time, line, givenSize);
   }
 
   /** {@link TraceBuilder.addFreeBytes} with the id's {@link decimalId} already parsed. */
-  addFreeId(buf: Uint8Array, s: number, e: number, value: number, step: number, stream: number, time: number, line: number): number {
+  addFreeId(buf: Uint8Array, s: number, e: number, value: number, step: number, stream: number, time: number, line: number, givenSize = NaN): number {
     const a = this.ids.lookup(buf, s, e, value);
     if (a < 0 || this.freeEvent[a] !== -1) {
       if (this.lenient) {
         this.unknownFree++;
       } else {
         const id = Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('utf8');
-        if (a < 0) {
+        if (this.wasRefused(id)) {
+          // its alloc's problem is reported already
+        } else if (a < 0) {
           this.problem({ line, field: 'id', message: `free of id "${id}" which was never allocated` });
         } else {
           const freedEvent = this.freeEvent[a] as number;
@@ -281,6 +286,12 @@ export class TraceBuilder extends BuildProblems {
         }
       }
       return -1;
+    }
+    if (givenSize === givenSize) {
+      const allocAt = this.allocEvent[a] as number;
+      const sizeBytes = this.size[allocAt] as number;
+      // Reported, and the free made all the same (see event-fields.ts).
+      if (givenSize !== sizeBytes) this.problem({ line, field: 'size', message: freeSizeMessage(buf, s, e, givenSize, sizeBytes, this.where(this.lineAt(allocAt), allocAt)) });
     }
     return this.addFreeOf(a, step, stream, time, line);
   }

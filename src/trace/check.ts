@@ -9,9 +9,9 @@ export function checkOpenedTrace(opened: OpenedTrace, options: ReadOptions = {})
   const { path, src, reader } = opened;
   if (reader.checkTrace) return reader.checkTrace(src, options);
   const checker = new TraceChecker(path, { ...options, source: src });
-  reader.read(src, checker, options);
+  const recorded = reader.read(src, checker, options);
   src.close();
-  return checker.finishCheck(reader.format);
+  return checker.finishCheck(reader.format, recorded ? recorded.notes : undefined);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { freeSizeMessage } from './build-problems.js';
 import { type BuildOptions, TraceBuilder } from './builder.js';
 import { hashBytes, NOT_DECIMAL } from './id-table.js';
 import { KeyTable } from './key-table.js';
@@ -12,10 +13,14 @@ export const FREED_WINDOW = 1 << 16;
 export interface CheckedTrace {
   path: string;
   format: string;
+  /** For a binary trace (`mst`): the format it was read from before it was written so. */
+  sourceFormat?: string;
   meta: TraceMeta;
   summary: TraceSummary;
   skipped: SkippedCounts;
   initialEvents: number;
+  /** What the importer noted of the input (entries or messages it does not use, say), when anything. */
+  notes?: string[];
 }
 
 /**
@@ -109,13 +114,17 @@ export class TraceChecker extends TraceBuilder {
     return this.addAllocId(buf, s, e, NOT_DECIMAL, sizeBytes, step, stream, tag, time, line);
   }
 
-  override addFreeId(buf: Uint8Array, s: number, e: number, _value: number, step: number, _stream: number, time: number, line: number): number {
+  override addFreeId(buf: Uint8Array, s: number, e: number, _value: number, step: number, _stream: number, time: number, line: number, givenSize = NaN): number {
     const h = hashBytes(buf, s, e);
     const slot = this.liveIds.find(buf, s, e, h);
     if (slot < 0) {
       if (this.isLenient) this.unknowns++;
-      else this.problem({ line, field: 'id', message: this.notLive(buf, s, e, h) });
+      else if (!this.wasRefused(text(buf, s, e))) this.problem({ line, field: 'id', message: this.notLive(buf, s, e, h) });
       return -1;
+    }
+    // Reported, and the free made all the same (see event-fields.ts).
+    if (givenSize === givenSize && givenSize !== this.liveIds.second(slot)) {
+      this.problem({ line, field: 'size', message: freeSizeMessage(buf, s, e, givenSize, this.liveIds.second(slot), this.where(this.liveIds.first(slot))) });
     }
     if (time === time && !this.timeOk(time, line)) return -1;
     this.count(step);
@@ -185,9 +194,10 @@ export class TraceChecker extends TraceBuilder {
    * Ends the check. Throws a {@link TraceError} listing every problem (up to 20, then a count) when
    * the input was invalid; otherwise returns what the trace's summary would say.
    */
-  finishCheck(format: string): CheckedTrace {
+  finishCheck(format: string, notes?: readonly string[]): CheckedTrace {
     this.problems.throwIfAny();
     return {
+      ...(notes && notes.length > 0 ? { notes: [...notes] } : {}),
       path: this.file,
       format,
       meta: this.meta,

@@ -11,6 +11,9 @@ export const NO_VALUE = -Infinity;
 /** {@link CsvScanner.plainInt}: the field is not a plain integer. */
 export const NOT_PLAIN = NaN;
 
+/** A number in decimal notation: sign, digits, fraction, exponent (`12`, `-3`, `1.5`, `1e3`). */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 export class CsvScanner {
   pos = 0;
   /** 1-based line where the current record starts. */
@@ -221,10 +224,10 @@ export class CsvScanner {
   }
 
   /**
-   * Field `i` as a number: plain decimal integers without building a string; anything else through
-   * `Number()`. Returns the text itself when it is not a number (so the checker can quote it), a
-   * bigint for an integer written beyond 2^53 - 1 (so that it is quoted exactly), and undefined when
-   * the field is empty.
+   * Field `i` as a number: plain decimal integers without building a string; other decimal notation
+   * (a sign, a fraction, an exponent) through `Number()`. Returns the text itself when it is not a
+   * number (so the checker can quote it), a bigint for an integer written beyond 2^53 - 1 (so that it
+   * is quoted exactly), and undefined when the field is empty.
    */
   number(i: number): number | bigint | string | undefined {
     if (this.isEmpty(i)) return undefined;
@@ -248,8 +251,9 @@ export class CsvScanner {
       if (ok) return neg ? -v : v;
     }
     const t = this.text(i).trim();
-    const n = t === '' ? NaN : Number(t);
-    if (Number.isNaN(n)) return t;
+    // Decimal notation only: `Number` would also read 0x10, 0b11, 0o17 and Infinity.
+    if (!DECIMAL.test(t)) return t;
+    const n = Number(t);
     return !Number.isSafeInteger(n) && /^-?\d+$/.test(t) ? BigInt(t) : n;
   }
 

@@ -78,9 +78,13 @@ function isBeyondSafe(v: unknown): boolean {
  * first problem (with its field) and skips the event.
  */
 export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
+  // Once the id is known, an alloc refused for its other fields is noted, so that its free is not a
+  // second problem.
+  let refusing: string | undefined;
   const bad = (field: EventField, message: string): void => {
     const col = ev.cols[field];
     b.problem(col === 0 ? { line, field, message } : { line, col, field, message });
+    if (refusing !== undefined) b.refuseAlloc(refusing);
   };
   const op = ev.op;
   if (op === undefined || op === null) return bad('op', 'missing field "op" (expected "alloc" or "free")');
@@ -104,6 +108,7 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
   } else {
     return bad('id', `id must be a string or an integer, got ${describe(rawId)}`);
   }
+  if (op === 'alloc') refusing = rawId === IN_BYTES ? Buffer.from(ev.buf.buffer, ev.buf.byteOffset + ev.idStart, ev.idEnd - ev.idStart).toString('utf8') : id;
 
   let step: number | undefined;
   if (ev.step !== undefined && ev.step !== null) {
@@ -131,8 +136,16 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
   }
 
   if (op === 'free') {
-    if (rawId === IN_BYTES) b.addFreeBytes(ev.buf, ev.idStart, ev.idEnd, step ?? NaN, stream ?? -1, time ?? NaN, line);
-    else b.addFree(id, step, stream, time, line);
+    // A size on a free is left out, or repeats the alloc's (the builder checks that it does).
+    let given = NaN;
+    const size = ev.size;
+    if (size !== undefined && size !== null) {
+      // Reported, and the free made all the same: the allocation it ends raises no second problem.
+      if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) bad('size', `size on a free must be left empty or repeat its alloc's size in bytes, got ${describe(size)}`);
+      else given = size;
+    }
+    if (rawId === IN_BYTES) b.addFreeBytes(ev.buf, ev.idStart, ev.idEnd, step ?? NaN, stream ?? -1, time ?? NaN, line, given);
+    else b.addFree(id, step, stream, time, line, given);
     return;
   }
 

@@ -89,7 +89,7 @@ export function usualSpan(sc: CsvScanner, b: TraceBuilder, limit: number): boole
     // An event that the builder's short path does not take (the first id past its direct table, an
     // id that is live, …) is left to plainSpan: handled here, that rare case would be code that V8
     // compiled without having seen it run, and thrown away when it first runs.
-    if (!(alloc ? b.addDecimalAlloc(id, size, stepValue, line) : b.addDecimalFree(id, stepValue, line))) {
+    if (!(alloc ? b.addDecimalAlloc(id, size, stepValue, line) : b.addDecimalFree(id, sizeDigits === 0 ? NaN : size, stepValue, line))) {
       p = rs;
       atLimit = false;
       break;

@@ -10,8 +10,7 @@ import type { ByteSource } from './source.js';
 const RELEASE_AFTER = 1 << 20;
 const KNOWN: readonly EventField[] = ['op', 'id', 'size', 'step', 'stream', 'tag', 'time', 'align'];
 
-// What each column of the header holds, for the plain-record loop.
-const OTHER = 0;
+// What each column of the header holds, for the plain-record loop (0: a column memsim does not read).
 const OP = 1;
 const ID = 2;
 const SIZE = 3;
@@ -165,7 +164,9 @@ function plainSpan(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array, limit: nu
         }
       }
       for (;;) {
-        const role = col < columns ? (roles[col] as number) : OTHER;
+        // A field past the header's: the general path reports it.
+        if (col >= columns) break record;
+        const role = roles[col] as number;
         const fs = p;
         if (role === SIZE || role === STEP || role === STREAM || role === TIME || role === ALIGN) {
           let v = 0;
@@ -241,7 +242,7 @@ function plainSpan(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array, limit: nu
       const tagIndex = tagEnd > tagStart ? b.internTag(buf, tagStart, tagEnd) : 0;
       b.addAllocId(buf, idStart, idEnd, idValue, size, stepValue, stream === NO_VALUE ? 0 : stream, tagIndex, timeValue, line, align === NO_VALUE ? DEFAULT_ALIGN_BYTES : align);
     } else {
-      b.addFreeId(buf, idStart, idEnd, idValue, stepValue, stream === NO_VALUE ? -1 : stream, timeValue, line);
+      b.addFreeId(buf, idStart, idEnd, idValue, stepValue, stream === NO_VALUE ? -1 : stream, timeValue, line, size === NO_VALUE ? NaN : size);
     }
     line++;
     if (b.length === RESERVE_AT) b.reserveFor(src.base + p);
@@ -274,6 +275,12 @@ export function readCsvHeader(sc: CsvScanner, b: TraceBuilder): CsvHeader | unde
   }
   const col: Record<EventField, number> = { op: -1, id: -1, size: -1, step: -1, stream: -1, tag: -1, time: -1, align: -1 };
   for (let i = 0; i < sc.count; i++) {
+    // A carriage return that ends no line: the file's lines end in CR alone, and its records would
+    // all be read as this one row.
+    if (!sc.quoted[i] && sc.text(i).includes('\r')) {
+      b.problem({ line: sc.line, col: sc.col(i), message: 'a carriage return (\\r) that no line feed follows: memsim reads lines that end in LF or CRLF (convert a file with CR line endings, e.g. with `tr "\\r" "\\n"`)' });
+      return undefined;
+    }
     const name = sc.text(i).trim().toLowerCase() as EventField;
     if (!KNOWN.includes(name)) continue;
     if (col[name] >= 0) {
@@ -307,8 +314,11 @@ export function readCsv(src: ByteSource, b: TraceBuilder): void {
     plainRecords(sc, b, roles);
     if (!sc.next()) break;
     const line = sc.line;
-    if (sc.error) {
-      b.problem({ line, col: sc.error.col, message: sc.error.message });
+    if (sc.error || sc.count > roles.length) {
+      if (sc.error) b.problem({ line, col: sc.error.col, message: sc.error.message });
+      else b.problem({ line, col: sc.col(roles.length), message: `${sc.count} fields, where the header row has ${roles.length}` });
+      // The record is not read: its free, if it is an alloc, is no second problem.
+      if (sc.equals(col.op, 'alloc') && !sc.isEmpty(col.id)) b.refuseAlloc(sc.text(col.id));
       continue;
     }
     ev.reset();

@@ -153,7 +153,8 @@ export function readHeader(header: Record<string, unknown>, b: TraceBuilder, lin
   }
   const version = header['version'];
   if (version !== undefined && version !== 1) {
-    b.problem({ line, field: 'version', message: `unsupported version ${show(version)} (this memsim reads version 1)` });
+    const message = typeof version === 'number' ? `unsupported version ${show(version)} (this memsim reads version 1)` : `version must be the number 1, got ${show(version)}`;
+    b.problem({ line, field: 'version', message });
   }
   return readMeta(header['meta'], b, line);
 }

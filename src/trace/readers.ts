@@ -66,6 +66,7 @@ function looksLikeJsonl(head: Buffer, start: number): boolean {
   let keyStart = -1;
   let sawDocumentKey = false;
   let sawEvents = false;
+  let sawOtherKey = false;
   let i = start;
   for (; i < head.length; i++) {
     const c = head[i] as number;
@@ -77,6 +78,7 @@ function looksLikeJsonl(head: Buffer, start: number): boolean {
           const key = i - keyStart <= 7 ? head.toString('latin1', keyStart, i) : '';
           if (key === 'events') sawEvents = true;
           if (key === 'events' || key === 'format' || key === 'version' || key === 'meta') sawDocumentKey = true;
+          else sawOtherKey = true;
           keyStart = -1;
         }
       }
@@ -102,7 +104,10 @@ function looksLikeJsonl(head: Buffer, start: number): boolean {
     if (c === 0x0a) sawNewline = true;
     else if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return sawNewline && (c === 0x7b || c === 0x23);
   }
-  return !sawEvents; // one object alone: a document when it holds the events, else one event
+  // One object alone: a document when it holds the events, or document keys beside others (a
+  // document whose events are misnamed, which its reader then says); else one event, or the header
+  // line of a trace of none.
+  return !sawEvents && !(sawDocumentKey && sawOtherKey);
 }
 
 export const jsonReader: TraceReader = {

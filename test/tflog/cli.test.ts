@@ -10,7 +10,13 @@ describe('memsim with TensorFlow memory logs', () => {
   it('validate: a one-line summary of the imported allocator', () => {
     const r = runCli(['validate', EVERY]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`ok ${EVERY} (tflog): 12 events, 7 allocs, 5 frees, 5 steps, peak live 3.75 KiB at event 9, 2 still live at the end (3.00 KiB)\n`);
+    expect(r.stdout).toBe(
+      `ok ${EVERY} (tflog): 12 events, 7 allocs, 5 frees, 5 steps, peak live 3.75 KiB at event 9, 2 still live at the end (3.00 KiB); 7 notes from the importer (--format json lists them)\n`,
+    );
+    // The notes say what the importer ignored (a message type it does not know, here).
+    const json = JSON.parse(runCli(['validate', EVERY, '--format', 'json']).stdout) as { notes: string[] };
+    expect(json.notes).toHaveLength(7);
+    expect(json.notes[0]).toMatch(/1 message of types this reader does not know ignored \(MemoryLogFutureMessage\)/);
   });
 
   it('replay --allocator recorded: the logged block sizes, the importer notes, the recorded section', () => {

@@ -2,9 +2,11 @@ import { extname } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
+import type { Trace } from '../../trace/model.js';
 import { readTrace } from '../../trace/read.js';
 import { writeBinaryTrace } from '../../trace/binary/write.js';
 import { writeTrace, type WriteFormat } from '../../trace/write.js';
+import { writeErr } from '../io.js';
 import { parseOptions } from '../options.js';
 import { addTraceInputOptions, readOptions, traceInputFields } from '../trace-input.js';
 
@@ -14,6 +16,15 @@ const schema = z.object({
 });
 
 const BY_EXTENSION: Record<string, WriteFormat | 'mst'> = { '.json': 'json', '.jsonl': 'jsonl', '.ndjson': 'jsonl', '.csv': 'csv', '.mst': 'mst' };
+
+/** What a trace holds besides its events, which the text formats do not keep (the binary one does). */
+function lostInText(trace: Trace): string[] {
+  const lost: string[] = [];
+  if (trace.recorded) lost.push("the real allocator's recorded history and settings");
+  if (trace.stacks) lost.push('the call stacks');
+  if (trace.initialEvents > 0) lost.push('which events rebuild the state when the window opened');
+  return lost;
+}
 
 export function convertCommand(): Command {
   return addTraceInputOptions(
@@ -37,7 +48,15 @@ Examples:
         if (!format) throw new UsageError(`cannot tell the output format of "${output}"; use --format json|jsonl|csv|mst`);
         const trace = readTrace(input, readOptions(o));
         if (format === 'mst') writeBinaryTrace(trace, output);
-        else writeTrace(trace, output, format);
+        else {
+          writeTrace(trace, output, format);
+          const lost = lostInText(trace);
+          if (lost.length > 0) {
+            const what = lost.length === 1 ? lost[0] : `${lost.slice(0, -1).join(', ')} or ${lost.at(-1)}`;
+            const to = output === '-' ? 'the output' : output;
+            writeErr(`memsim: note: ${to} holds the events of ${input} only, not ${what}: replays of it differ from replays of ${input} (.mst keeps them all)\n`);
+          }
+        }
       }),
   );
 }

@@ -33,8 +33,9 @@ Examples:
         const o = parseOptions(schema, raw);
         const trace = await checkTraceFile(path, readOptions(o));
         const info = traceInfo(trace);
+        const notes = trace.notes ?? [];
         if (o.format === 'json') {
-          writeOutput(renderJson({ schema: 'memsim.validate/1', valid: true, trace: info }), undefined);
+          writeOutput(renderJson({ schema: 'memsim.validate/1', valid: true, trace: info, ...(notes.length > 0 ? { notes } : {}) }), undefined);
           return;
         }
         const s = trace.summary;
@@ -45,6 +46,8 @@ Examples:
             (s.peakLiveEvent >= 0 ? ` at event ${formatCount(s.peakLiveEvent)}` : '') +
             (s.finalLiveAllocs > 0 ? `, ${formatCount(s.finalLiveAllocs)} still live at the end (${formatBytes(s.finalLiveBytes)})` : '') +
             (skipped > 0 ? `; skipped ${info.skipped.unknownFree} frees of non-live ids and ${info.skipped.doubleAlloc} allocs of live ids` : '') +
+            // One line still: the importer's notes (what it ignored, how it read the file) in the JSON.
+            (notes.length > 0 ? `; ${notes.length} note${notes.length === 1 ? '' : 's'} from the importer (--format json lists them)` : '') +
             '\n',
           undefined,
         );

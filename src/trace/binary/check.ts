@@ -24,7 +24,7 @@ const CHUNK_BYTES = 4 << 20;
 export function checkBinaryTrace(src: ByteSource): CheckedTrace {
   if (src.file === '-') {
     const t = loadBinaryTrace(src);
-    return { path: t.path, format: t.format, meta: t.meta, summary: t.summary, skipped: t.skipped, initialEvents: t.initialEvents };
+    return { path: t.path, format: t.format, ...(t.sourceFormat !== undefined ? { sourceFormat: t.sourceFormat } : {}), meta: t.meta, summary: t.summary, skipped: t.skipped, initialEvents: t.initialEvents };
   }
   const reader = new SectionReader(src);
   src.close();
@@ -60,7 +60,13 @@ export function checkBinaryTrace(src: ByteSource): CheckedTrace {
   }
   if (header === undefined) throw TraceError.at(file, undefined, `the section "${S.header}" is missing (the file is damaged)`, 'sections');
   const h = checkHeader(file, header);
-  return { path: file, format: 'mst', meta: h.meta, summary: h.summary, skipped: h.skipped, initialEvents: h.initialEvents };
+  // The sections every trace has, as loading it asks for them.
+  const names = new Set(reader.entries.map((e) => e.name));
+  const ids = h.ids === 'numbers' ? [S.idValue] : [S.idOffsets, S.idBytes];
+  for (const name of [S.tags, S.op, S.alloc, S.size, S.step, S.allocEvent, S.freeEvent, ...ids]) {
+    if (!names.has(name)) throw TraceError.at(file, undefined, `the section "${name}" is missing (the file is damaged)`, 'sections');
+  }
+  return { path: file, format: 'mst', sourceFormat: h.sourceFormat, meta: h.meta, summary: h.summary, skipped: h.skipped, initialEvents: h.initialEvents };
 }
 
 function hex(n: number): string {
