@@ -275,9 +275,9 @@ export class TraceBuilder extends BuildProblems {
         this.unknownFree++;
       } else {
         const id = Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('utf8');
-        if (this.wasRefused(id)) {
-          // its alloc's problem is reported already
-        } else if (a < 0) {
+        // (An id whose alloc was refused has its problem reported already.)
+        if (this.wasRefused(id)) return -1;
+        if (a < 0) {
           this.problem({ line, field: 'id', message: `free of id "${id}" which was never allocated` });
         } else {
           const freedEvent = this.freeEvent[a] as number;
@@ -287,12 +287,10 @@ export class TraceBuilder extends BuildProblems {
       }
       return -1;
     }
-    if (givenSize === givenSize) {
-      const allocAt = this.allocEvent[a] as number;
-      const sizeBytes = this.size[allocAt] as number;
-      // Reported, and the free made all the same (see event-fields.ts).
-      if (givenSize !== sizeBytes) this.problem({ line, field: 'size', message: freeSizeMessage(buf, s, e, givenSize, sizeBytes, this.where(this.lineAt(allocAt), allocAt)) });
-    }
+    // A size written on the free that is not the alloc's: reported, and the free made all the same.
+    const allocAt = this.allocEvent[a] as number;
+    const sizeBytes = this.size[allocAt] as number;
+    if (givenSize === givenSize && givenSize !== sizeBytes) this.problem({ line, field: 'size', message: freeSizeMessage(buf, s, e, givenSize, sizeBytes, this.where(this.lineAt(allocAt), allocAt)) });
     return this.addFreeOf(a, step, stream, time, line);
   }
 

@@ -79,12 +79,12 @@ function isBeyondSafe(v: unknown): boolean {
  */
 export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
   // Once the id is known, an alloc refused for its other fields is noted, so that its free is not a
-  // second problem.
-  let refusing: string | undefined;
+  // second problem (the id made a string then only).
+  let refusing = false;
   const bad = (field: EventField, message: string): void => {
     const col = ev.cols[field];
     b.problem(col === 0 ? { line, field, message } : { line, col, field, message });
-    if (refusing !== undefined) b.refuseAlloc(refusing);
+    if (refusing) b.refuseAlloc(ev.id === IN_BYTES ? Buffer.from(ev.buf.buffer, ev.buf.byteOffset + ev.idStart, ev.idEnd - ev.idStart).toString('utf8') : id);
   };
   const op = ev.op;
   if (op === undefined || op === null) return bad('op', 'missing field "op" (expected "alloc" or "free")');
@@ -108,7 +108,7 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
   } else {
     return bad('id', `id must be a string or an integer, got ${describe(rawId)}`);
   }
-  if (op === 'alloc') refusing = rawId === IN_BYTES ? Buffer.from(ev.buf.buffer, ev.buf.byteOffset + ev.idStart, ev.idEnd - ev.idStart).toString('utf8') : id;
+  refusing = op === 'alloc';
 
   let step: number | undefined;
   if (ev.step !== undefined && ev.step !== null) {
