@@ -155,6 +155,17 @@ describe('binary traces: validate refuses what reading refuses', () => {
       expect(problems(damaged)).toEqual([`no-${name}.mst: field "sections": the section "${name}" is missing (the file is damaged)`]);
     }
   });
+
+  it('a file with bytes after its last section (two files joined, a damaged copy)', () => {
+    const path = join(dir, 'one.mst');
+    writeBinaryTrace(traceFromEvents([alloc('a', 10), free('a')]), path);
+    const bytes = readFileSync(path);
+    const joined = join(dir, 'joined.mst');
+    writeFileSync(joined, Buffer.concat([bytes, bytes]));
+    expect(problems(joined)).toEqual([
+      `joined.mst: field "sections": ${bytes.length.toLocaleString('en-US')} bytes after the last section, which ends at byte ${bytes.length.toLocaleString('en-US')} (the file is damaged, or two files were joined)`,
+    ]);
+  });
 });
 
 describe('validate says what the importer noted', () => {

@@ -99,5 +99,9 @@ export function readSectionTable(file: string, head: Uint8Array, count: number, 
     entries.push({ name, offset, byteLength, kind, crc });
     end = offset + byteLength;
   }
+  // The file ends where its last section does (a known size: standard input's is not).
+  if (fileBytes > end) {
+    throw fileError(file, `${formatCount(fileBytes - end)} bytes after the last section, which ends at byte ${formatCount(end)} (the file is damaged, or two files were joined)`, 'sections');
+  }
   return entries;
 }
