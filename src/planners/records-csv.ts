@@ -1,6 +1,7 @@
 import { ProblemList, TraceError } from '../errors.js';
 import { CsvScanner } from '../trace/csv.js';
 import { ByteSource } from '../trace/source.js';
+import { invalidIdMessage, invalidUtf8At } from '../trace/utf8.js';
 import { idList } from './records.js';
 import type { UsageRecords } from './types.js';
 import { grown } from '../util/typed-arrays.js';
@@ -145,7 +146,10 @@ export function readRecordsCsv(path: string, format: RecordsCsvFormat, source?: 
     if (gapsCol >= 0 && !sc.isEmpty(gapsCol)) gapsIgnored++;
     if (ids) {
       const id = sc.text(idCol).trim();
-      if (id === '') problem(line, 'id', 'missing value');
+      // Bytes that are not UTF-8 would all read as U+FFFD, and distinct ids as one.
+      const bad = idCol < sc.count ? invalidUtf8At(src.buf, sc.starts[idCol] as number, sc.ends[idCol] as number) : -1;
+      if (bad >= 0) problem(line, 'id', invalidIdMessage(src.buf, sc.starts[idCol] as number, bad));
+      else if (id === '') problem(line, 'id', 'missing value');
       else if (idLine.has(id)) problem(line, 'id', `duplicate id "${id}" (first on line ${idLine.get(id)})`);
       else idLine.set(id, line);
       ids.push(id);

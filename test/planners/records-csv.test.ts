@@ -72,6 +72,13 @@ describe('usage-record CSVs', () => {
     expect(problems(() => readRecordsCsv(short, 'records-csv'))).toEqual([`${short}:1: field "last": missing column "last" in the header (required: size,first,last)`]);
     const p = write('id,lower,upper,size\nb1,0,3,4,extra\nb2,0,0x10,4\nb3,0,3,1e1\n');
     expect(problems(() => readRecordsCsv(p, 'minimalloc-csv'))).toEqual([`${p}:2: 5 fields, where the header row has 4`, `${p}:3: field "upper": expected an integer, got "0x10"`]);
+    // Ids that are not UTF-8 are refused as such, not read as one id (U+FFFD) twice.
+    const bytes = write('');
+    writeFileSync(bytes, Buffer.concat([Buffer.from('id,lower,upper,size\nb'), Buffer.from([0xff]), Buffer.from(',0,3,4\nb'), Buffer.from([0xfe]), Buffer.from(',0,3,4\n')]));
+    expect(problems(() => readRecordsCsv(bytes, 'minimalloc-csv'))).toEqual([
+      `${bytes}:2: field "id": id is not valid UTF-8 (byte 0xff at byte 2 of the id); ids are text, so write them in UTF-8`,
+      `${bytes}:3: field "id": id is not valid UTF-8 (byte 0xfe at byte 2 of the id); ids are text, so write them in UTF-8`,
+    ]);
   });
 
   it('closed intervals need last >= first; missing values are named', () => {
