@@ -38,6 +38,8 @@ export class RecordedAllocator implements OnlineAllocator {
   private segmentMismatches = 0;
   private failRounded = 0;
   private failReservedBefore = 0;
+  /** The last failure came of the segments held when the window opened, more than the capacity. */
+  private failFromStart = false;
   private lastSegmentBytes = 0;
   private reservedBeforeLastSegment = 0;
   private finishedAt = -1;
@@ -88,14 +90,17 @@ export class RecordedAllocator implements OnlineAllocator {
 
   allocate(sizeBytes: number, _stream: number, _step: number, event: number): number {
     this.advance(event);
-    if (this.layout.reservedBytes > this.capacityBytes) {
-      this.failRounded = this.lastSegmentBytes;
-      this.failReservedBefore = this.reservedBeforeLastSegment;
-      return FAILED;
-    }
     const a = this.trace.alloc[event] as number;
     const recorded = this.h.allocatedBytes[a] as number;
     const bytes = Number.isNaN(recorded) ? sizeBytes : recorded;
+    if (this.layout.reservedBytes > this.capacityBytes) {
+      // The segment last made outgrew the capacity; or the window opened with more held than it.
+      const fromStart = this.lastSegmentBytes === 0;
+      this.failRounded = fromStart ? bytes : this.lastSegmentBytes;
+      this.failReservedBefore = fromStart ? this.layout.reservedBytes : this.reservedBeforeLastSegment;
+      this.failFromStart = fromStart;
+      return FAILED;
+    }
     if (bytes === 0) return NO_BLOCK;
     if (!this.hasSegments && this.allocatedBytes + bytes > this.capacityBytes) {
       this.failRounded = bytes;
@@ -195,7 +200,11 @@ export class RecordedAllocator implements OnlineAllocator {
       this.h.allocator === 'pytorch-caching'
         ? pytorchOomText(this.failRounded, device, this.capacityBytes, this.failReservedBefore, this.allocatedBytes)
         : `recorded history: ${this.failRounded} more bytes from the device would exceed the capacity of ${this.capacityBytes} bytes`;
-    return { roundedBytes: this.failRounded, native };
+    if (!this.failFromStart) return { roundedBytes: this.failRounded, native };
+    const reason =
+      `The recorded run held ${formatBytes(this.failReservedBefore)} in segments when the window opened, more than the capacity of ${formatBytes(this.capacityBytes)}: ` +
+      'its history does not fit this device, and no request of it can be served as it was (a simulation, such as --allocator caching, says what a smaller device would do).';
+    return { roundedBytes: this.failRounded, native, reason };
   }
 
   state(): AllocatorState {

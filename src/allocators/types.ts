@@ -35,6 +35,11 @@ export interface AllocationFailure {
    * first lines" which ones matter (e.g. a dump of thousands of chunks). Absent: the first lines.
    */
   nativeSummary?: string;
+  /**
+   * Why it failed, when that is not the usual story (no free block, and the device could give no
+   * more): the report's explanation says this instead.
+   */
+  reason?: string;
 }
 
 /**

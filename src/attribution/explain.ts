@@ -26,6 +26,8 @@ export interface OomFigures {
   limitBytes?: number;
   /** The real run's failure only, when the device had room: the unrecorded cap was below this. */
   capBelowBytes?: number;
+  /** Why the allocator failed, when it says so itself (in place of the verdict's usual reason). */
+  reason?: string;
 }
 
 
@@ -60,7 +62,9 @@ export function explainOom(o: OomFigures, allocatorName: string, holders?: Momen
   const limitBytes = o.recorded && o.limitBytes !== undefined ? o.limitBytes : o.capacityBytes;
   const limit =
     limitBytes === null ? 'no limit' : capped && limitBytes === o.reservedBytes ? `the ${formatBytes(limitBytes)} it held under that cap` : `the limit of ${formatBytes(limitBytes)}`;
-  if (o.kind === 'capacity') {
+  if (o.reason !== undefined) {
+    parts.push(`Verdict: ${o.kind}. ${o.reason}`);
+  } else if (o.kind === 'capacity') {
     parts.push(
       capped
         ? `Verdict: capacity, unless the cap was above ${need}. Live plus the request, ${need}, exceeds ${limit}: only holding less, or a higher cap, can serve it.`

@@ -40,12 +40,14 @@ export function oomRecord(trace: Trace, allocator: OnlineAllocator, i: number, l
     allocatedBytes: allocator.allocatedBytes,
     reservedBytes: reserved,
     capacityBytes: finite ? capacityBytes : null,
-    deviceFreeBytes: finite ? capacityBytes - reserved : null,
+    // A recorded history may hold more than a smaller capacity: the device then has nothing free.
+    deviceFreeBytes: finite ? Math.max(0, capacityBytes - reserved) : null,
     largestFreeBlockBytes: allocator.largestFreeBlockBytes(),
     freeBlocks: allocator.freeBlockCount(),
     kind: live + sizeBytes > limit ? 'capacity' : 'fragmentation',
     native: failure.native,
     ...(failure.nativeSummary !== undefined ? { nativeSummary: failure.nativeSummary } : {}),
+    ...(failure.reason !== undefined ? { reason: failure.reason } : {}),
   };
 }
 

@@ -149,6 +149,18 @@ describe('PyTorch snapshot import: the state when the window opened', () => {
   const t = readTrace(writeSnapshot(windowWithLiveBlocks() as never));
   const r = t.recorded!;
 
+  it('a capacity below the segments held when the window opened: the recorded replay fails at once, and says why', () => {
+    // 22 MiB of segments (20 MiB large, 2 MiB small) against 16 MiB.
+    const res = replay(t, { allocator: 'recorded', capacityBytes: 16 * MiB });
+    const oom = res.report.ooms[0]!;
+    expect(res.report.completed).toBe(false);
+    expect(oom).toMatchObject({ event: 0, sizeBytes: 5 * MiB - 100, roundedBytes: 5.5 * MiB, reservedBytes: 22 * MiB, deviceFreeBytes: 0 });
+    expect(oom.native).toMatch(/^CUDA out of memory\. Tried to allocate 5\.50 MiB\. GPU 0 has a total capacity of 16\.00 MiB of which 0 bytes is free\. Of the allocated memory 0 bytes is allocated by PyTorch, and 22\.00 MiB is reserved by PyTorch but unallocated\./);
+    expect(oom.explanation).toContain(
+      'The recorded run held 22.00 MiB in segments when the window opened, more than the capacity of 16.00 MiB: its history does not fit this device',
+    );
+  });
+
   it('makes the blocks live at the start the first events, in address order', () => {
     expect(t.initialEvents).toBe(6);
     expect(t.ids.toArray()).toEqual([
