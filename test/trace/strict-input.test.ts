@@ -6,6 +6,7 @@ import { writeBinaryTrace } from '../../src/trace/binary/write.js';
 import { checkTraceFile } from '../../src/trace/check.js';
 import { checkTrace, readTrace } from '../../src/trace/read.js';
 import { alloc, FIXTURES, fileWriter, free, ROOT, tempDir, traceFromEvents } from '../helpers.js';
+import { sectionTable } from './binary-helpers.js';
 
 // Input that says one thing and could be read as another is refused with its place, never read as
 // something else: fields past the header's, line endings memsim does not read, numbers in other
@@ -153,6 +154,29 @@ describe('binary traces: validate refuses what reading refuses', () => {
       const damaged = join(dir, `no-${name}.mst`);
       writeFileSync(damaged, b);
       expect(problems(damaged)).toEqual([`no-${name}.mst: field "sections": the section "${name}" is missing (the file is damaged)`]);
+    }
+  });
+
+  it('an op byte that the other sections contradict is the one problem named, not the first of a cascade', () => {
+    const path = join(dir, 'ops.mst');
+    writeBinaryTrace(traceFromEvents([alloc('a', 10), alloc('b', 20), free('a'), alloc('c', 30), free('b'), alloc('d', 40), free('c'), free('d')]), path);
+    const bytes = readFileSync(path);
+    const [opAt] = sectionTable(bytes).get('op') as [number, number];
+    for (const [event, to, message] of [
+      [2, 0, 'events[2].op: 0 (alloc), but section "freeev" says this event frees allocation 0'],
+      [1, 1, 'events[1].op: 1 (free), but section "allocev" says this event makes allocation 1'],
+    ] as const) {
+      const b = Buffer.from(bytes);
+      b[opAt + event] = to;
+      // (The op section's CRC then differs too: validate says that; reading checks the events.)
+      const damaged = join(dir, `op-${event}.mst`);
+      writeFileSync(damaged, b);
+      try {
+        readTrace(damaged);
+        throw new Error('read');
+      } catch (e) {
+        expect((e as TraceError).problems.map((p) => formatProblem(p).replace(dir + '/', ''))).toEqual([`op-${event}.mst: ${message}`]);
+      }
     }
   });
 

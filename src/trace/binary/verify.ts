@@ -139,7 +139,14 @@ function describeEvents(t: Trace, problems: ProblemList): void {
     const s = size[i] as number;
     if (!(s >= 0 && s <= MAX_SIZE && Math.floor(s) === s)) at(i, 'size', `${s} is not a size in bytes (an integer from 0 to 2^53-1)`);
     if (tag !== null && (tag[i] as number) >= tagCount) at(i, 'tag', `tag ${tag[i]} is past the ${formatCount(tagCount)} tags of section "${S.tags}"`);
-    if (o === OP_ALLOC) {
+    // An op that the other sections contradict is the one fault named: the events after it are
+    // numbered as those sections say (one wrong op would set every later allocation off by one).
+    if (o === OP_ALLOC && a < next && freeEvent[a] === i) {
+      at(i, 'op', `${o} (alloc), but section "${S.freeEvent}" says this event frees allocation ${a}`);
+    } else if (o === OP_FREE && a === next && allocEvent[a] === i) {
+      at(i, 'op', `${o} (free), but section "${S.allocEvent}" says this event makes allocation ${a}`);
+      next++;
+    } else if (o === OP_ALLOC) {
       if (a !== next) at(i, 'alloc', `allocation ${a}, expected ${next} (allocations are numbered in the order of their alloc events)`);
       else if (allocEvent[a] !== i) at(i, 'alloc', `section "${S.allocEvent}" says allocation ${a} is made at event ${allocEvent[a]}`);
       if (align !== null) {
