@@ -1,5 +1,6 @@
 import { type InputProblem, ProblemList } from '../errors.js';
 import { EventColumns } from './event-columns.js';
+import { invalidIdMessage, invalidUtf8At } from './utf8.js';
 
 /**
  * The problems found while a trace is built, and how they name where an event came from: its line,
@@ -37,6 +38,12 @@ export class BuildProblems extends EventColumns {
   refuseAlloc(id: string): void {
     this.refused ??= new Set();
     if (this.refused.size < MAX_REFUSED) this.refused.add(id);
+  }
+
+  /** Reports a tag (bytes [s, e) of `buf`) that is not UTF-8, which would read as U+FFFD (see utf8.ts). */
+  protected checkTag(buf: Uint8Array, s: number, e: number, line: number): void {
+    const bad = invalidUtf8At(buf, s, e);
+    if (bad >= 0) this.problem({ line, field: 'tag', message: invalidIdMessage(buf, s, bad, 'tag') });
   }
 
   /** True when the latest alloc of `id` was refused (and forgets it: one free follows one alloc). */

@@ -73,8 +73,12 @@ export class TraceBuilder extends BuildProblems {
   }
 
   /** Index of a tag given as bytes (0 is "no tag"). */
-  internTag(buf: Uint8Array, s: number, e: number): number {
-    return s === e ? 0 : this.tags.intern(buf, s, e);
+  internTag(buf: Uint8Array, s: number, e: number, line: number): number {
+    if (s === e) return 0;
+    const known = this.tags.strings.length;
+    const k = this.tags.intern(buf, s, e);
+    if (k >= known) this.checkTag(buf, s, e, line);
+    return k;
   }
 
   /** Index of a tag given as text (0 is "no tag"). */
@@ -86,16 +90,7 @@ export class TraceBuilder extends BuildProblems {
    * Adds an alloc event. `step` undefined means "the previous event's step".
    * @returns the allocation number, or -1 when the event was rejected.
    */
-  addAlloc(
-    id: string,
-    sizeBytes: number,
-    step: number | undefined,
-    stream: number,
-    tag: string | undefined,
-    time: number | undefined,
-    line: number,
-    alignBytes: number = DEFAULT_ALIGN_BYTES,
-  ): number {
+  addAlloc(id: string, sizeBytes: number, step: number | undefined, stream: number, tag: string | undefined, time: number | undefined, line: number, alignBytes = DEFAULT_ALIGN_BYTES): number {
     const b = encoder.encode(id);
     return this.addAllocBytes(b, 0, b.length, sizeBytes, step ?? NaN, stream, this.internTagString(tag), time ?? NaN, line, alignBytes);
   }

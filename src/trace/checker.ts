@@ -32,6 +32,8 @@ export interface CheckedTrace {
  */
 export class TraceChecker extends TraceBuilder {
   private readonly liveIds = new KeyTable();
+  /** The tags reported as not UTF-8 (their bytes as latin1 text). */
+  private readonly badTags = new Set<string>();
   private freedNow = new KeyTable();
   private freedBefore = new KeyTable();
   /** True once freed ids have been forgotten (a free of an unknown id may then be of one of them). */
@@ -63,7 +65,16 @@ export class TraceChecker extends TraceBuilder {
     this.initial = this.events;
   }
 
-  override internTag(): number {
+  /**
+   * Tags are not kept: each is checked, and one that is not UTF-8 is reported where it first comes,
+   * as the builder reports a new one (up to 4,096 such tags are remembered).
+   */
+  override internTag(buf: Uint8Array, s: number, e: number, line: number): number {
+    if (invalidUtf8At(buf, s, e) < 0) return 0;
+    const key = Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('latin1');
+    if (this.badTags.has(key)) return 0;
+    if (this.badTags.size < 4096) this.badTags.add(key);
+    this.checkTag(buf, s, e, line);
     return 0;
   }
 

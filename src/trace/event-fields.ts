@@ -167,7 +167,7 @@ export function addRawEvent(b: TraceBuilder, ev: RawEvent, line: number): void {
 
   let tagIndex = 0;
   if (ev.tag === IN_BYTES) {
-    tagIndex = b.internTag(ev.buf, ev.tagStart, ev.tagEnd);
+    tagIndex = b.internTag(ev.buf, ev.tagStart, ev.tagEnd, line);
   } else if (ev.tag !== undefined && ev.tag !== null) {
     if (typeof ev.tag !== 'string') return bad('tag', `tag must be a string, got ${describe(ev.tag)}`);
     tagIndex = b.internTagString(ev.tag);

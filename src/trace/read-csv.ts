@@ -239,7 +239,7 @@ function plainSpan(sc: CsvScanner, b: TraceBuilder, roles: Uint8Array, limit: nu
     const stepValue = step === NO_VALUE ? NaN : step;
     const timeValue = time === NO_VALUE ? NaN : time;
     if (op === 1) {
-      const tagIndex = tagEnd > tagStart ? b.internTag(buf, tagStart, tagEnd) : 0;
+      const tagIndex = tagEnd > tagStart ? b.internTag(buf, tagStart, tagEnd, line) : 0;
       b.addAllocId(buf, idStart, idEnd, idValue, size, stepValue, stream === NO_VALUE ? 0 : stream, tagIndex, timeValue, line, align === NO_VALUE ? DEFAULT_ALIGN_BYTES : align);
     } else {
       b.addFreeId(buf, idStart, idEnd, idValue, stepValue, stream === NO_VALUE ? -1 : stream, timeValue, line, size === NO_VALUE ? NaN : size);

@@ -1,7 +1,7 @@
 /**
- * Ids are text in every trace format: a JSON string is Unicode, and a CSV id that is not valid UTF-8
- * would turn into U+FFFD when written as text, so that two distinct ids became one. Readers refuse
- * such ids where they first meet them.
+ * Ids and tags are text in every trace format: a JSON string is Unicode, and a CSV id or tag that is
+ * not valid UTF-8 would turn into U+FFFD when written as text, so that two distinct ones became one.
+ * Readers refuse such ids and tags where they first meet them.
  */
 
 /** Offset (from `s`) of the first byte of `buf[s, e)` that is not part of valid UTF-8, or -1. */
@@ -35,7 +35,7 @@ export function invalidUtf8At(buf: Uint8Array, s: number, e: number): number {
 }
 
 /** The problem with an id that is not valid UTF-8, naming the byte. */
-export function invalidIdMessage(buf: Uint8Array, s: number, at: number): string {
+export function invalidIdMessage(buf: Uint8Array, s: number, at: number, what = 'id'): string {
   const byte = (buf[s + at] as number).toString(16).padStart(2, '0');
-  return `id is not valid UTF-8 (byte 0x${byte} at byte ${at + 1} of the id); ids are text, so write them in UTF-8`;
+  return `${what} is not valid UTF-8 (byte 0x${byte} at byte ${at + 1} of the ${what}); ${what}s are text, so write them in UTF-8`;
 }

@@ -121,6 +121,21 @@ describe('JSON and JSON Lines', () => {
   });
 });
 
+describe('tags, as ids, are text', () => {
+  it('a tag that is not UTF-8 is refused once, where it first comes, by reading and by validate', () => {
+    const rows = (tag: Buffer): Buffer[] => [Buffer.from('alloc,a,10,0,'), tag, Buffer.from('\nfree,a,,1,\nalloc,b,10,1,'), tag, Buffer.from('\nfree,b,,1,\n')];
+    for (const filler of [0, 3000]) {
+      const p = write('');
+      writeFileSync(p, Buffer.concat([Buffer.from(csv('op,id,size,step,tag', [], filler)), ...rows(Buffer.from([0x63, 0x61, 0x66, 0xe9]))]));
+      const line = 2 + 2 * filler;
+      expect(problems(p)).toEqual([`${p.slice(dir.length + 1)}:${line}: field "tag": tag is not valid UTF-8 (byte 0xe9 at byte 4 of the tag); tags are text, so write them in UTF-8`]);
+    }
+    const ok = write('');
+    writeFileSync(ok, Buffer.concat([Buffer.from('op,id,size,step,tag\n'), ...rows(Buffer.from('café'))]));
+    expect(readTrace(ok).tags).toEqual(['', 'café']);
+  });
+});
+
 describe('messages quote input without control characters', () => {
   it('escapes them, so that a trace cannot clear or rewrite the terminal', () => {
     const p = write('op,id,size,step\nfree,a\u001b[2Jb,,0\nalloc,x,1\u0000,0\n');
