@@ -1,5 +1,5 @@
 import type { TraceBuilder } from './builder.js';
-import { addRawEvent, RawEvent, rawFromObject } from './event-fields.js';
+import { addRawEvent, RawEvent } from './event-fields.js';
 import { JsonScanner, JsonSyntaxError } from './json-scanner.js';
 import { parseEventObject, readHeader } from './read-json.js';
 import type { ByteSource } from './source.js';
@@ -57,11 +57,15 @@ export function readJsonl(src: ByteSource, b: TraceBuilder): void {
         continue;
       }
       if (first) {
+        const start = sc.pos;
         const obj = sc.parseValue() as Record<string, unknown>;
         if ('format' in obj && !('op' in obj)) {
           b.meta = readHeader(obj, b, line);
         } else {
-          rawFromObject(obj, ev);
+          // An event: read again as every later line is (its id and tag kept as bytes, and checked
+          // so: parsed as a value, text that is not UTF-8 had become U+FFFD).
+          sc.pos = start;
+          parseEventObject(sc, ev);
           addRawEvent(b, ev, line);
         }
       } else {

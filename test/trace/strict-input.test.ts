@@ -133,6 +133,16 @@ describe('tags, as ids, are text', () => {
     const ok = write('');
     writeFileSync(ok, Buffer.concat([Buffer.from('op,id,size,step,tag\n'), ...rows(Buffer.from('café'))]));
     expect(readTrace(ok).tags).toEqual(['', 'café']);
+    // JSON and JSON Lines (whose first line, an event here, is read as every other).
+    const event = (id: string, line: number): Buffer[] => [Buffer.from(`{"op":"alloc","id":"${id}","size":10,"tag":"caf`), Buffer.from([0xe9]), Buffer.from(`"}${line === 0 ? '' : '\n'}`)];
+    for (const [ext, text] of [
+      ['jsonl', Buffer.concat([...event('a', 1), Buffer.from('{"op":"free","id":"a"}\n')])],
+      ['json', Buffer.concat([Buffer.from('[\n'), ...event('a', 1), Buffer.from(',{"op":"free","id":"a"}]\n')])],
+    ] as const) {
+      const p = write('', ext);
+      writeFileSync(p, text);
+      expect(problems(p)).toEqual([expect.stringMatching(/:\d+: (\[0\]: )?field "tag": tag is not valid UTF-8 \(byte 0xe9 at byte 4 of the tag\)/)]);
+    }
   });
 });
 
