@@ -24,7 +24,7 @@ export function recordsFromTrace(trace: Trace): UsageRecords {
       last[a] = allocsSoFar - 1;
     }
   }
-  return { count: n, size, first, last, ids: trace.ids, source: { path: trace.path, format: `trace:${trace.format}` }, notes: [] };
+  return { count: n, size, first, last, ids: trace.ids, source: { path: trace.path, format: `trace:${trace.format}`, ...(trace.sourceFormat !== undefined ? { sourceFormat: trace.sourceFormat } : {}) }, notes: [] };
 }
 
 /** A record as plain data (for tests and library callers). */

@@ -44,7 +44,7 @@ export interface PlanResultSkipped extends PlanResultBase {
 export interface PlanReport {
   schema: 'memsim.plan/1';
   tool: { name: 'memsim'; version: string };
-  input: { path: string; format: string; records: number };
+  input: { path: string; format: string; sourceFormat?: string; records: number };
   alignmentBytes: number;
   /** The wall-clock cap (null: none). */
   timeLimitMs: number | null;
@@ -206,7 +206,7 @@ export function runPlan(r: UsageRecords, options: PlanRunOptions = {}): PlanRepo
   return {
     schema: 'memsim.plan/1',
     tool: { name: 'memsim', version: VERSION },
-    input: { path: r.source.path, format: r.source.format, records: r.count },
+    input: { path: r.source.path, format: r.source.format, ...(r.source.sourceFormat !== undefined ? { sourceFormat: r.source.sourceFormat } : {}), records: r.count },
     alignmentBytes,
     timeLimitMs: Number.isFinite(timeLimitMs) ? timeLimitMs : null,
     nodeBudget,

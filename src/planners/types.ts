@@ -15,6 +15,8 @@ export interface RecordsSource {
   path: string;
   /** `minimalloc-csv`, `records-csv`, or `trace:<reader format>` for a memsim trace. */
   format: string;
+  /** For a binary trace (`trace:mst`): the format it was read from before it was written so. */
+  sourceFormat?: string;
 }
 
 /**

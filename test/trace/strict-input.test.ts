@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatProblem, TraceError } from '../../src/errors.js';
+import { recordsFromTrace } from '../../src/planners/records.js';
 import { writeBinaryTrace } from '../../src/trace/binary/write.js';
 import { checkTraceFile } from '../../src/trace/check.js';
 import { checkTrace, readTrace } from '../../src/trace/read.js';
@@ -160,9 +161,10 @@ describe('binary traces: validate refuses what reading refuses', () => {
   it('a file without one of the sections every trace has (and validate names the source format)', () => {
     const path = join(dir, 'ok.mst');
     writeBinaryTrace(traceFromEvents([alloc('a', 10), free('a')]), path);
-    // validate names the format the trace came from, as reading it does.
+    // validate and plan name the format the trace came from, as reading it does.
     expect(checkTrace(path).sourceFormat).toBe(readTrace(path).sourceFormat);
     expect(checkTrace(path).sourceFormat).toEqual(expect.any(String));
+    expect(recordsFromTrace(readTrace(path)).source).toEqual({ path, format: 'trace:mst', sourceFormat: readTrace(path).sourceFormat });
     const bytes = readFileSync(path);
     const count = bytes.readUInt32LE(12);
     for (const name of ['op', 'size', 'allocev']) {
