@@ -136,14 +136,17 @@ export function* replayInSteps(
 
   let live = 0;
   let allocated = 0;
-  let reserved = 0;
+  // What the allocator holds before the first event (a recorded state's segments), the peak until
+  // an event makes another: a replay that stops at its first event still reports it.
+  let reserved = allocator.reservedBytes;
   let peakLive = 0;
   let peakLiveEvent = -1;
   let peakAlloc = 0;
   let peakAllocEvent = -1;
-  let peakRes = 0;
+  let peakRes = reserved;
   let peakResEvent = -1;
-  const atPeak = { liveBytes: 0, allocatedBytes: 0, reservedBytes: 0, largestFreeBlockBytes: 0 };
+  const startAllocated = allocator.allocatedBytes;
+  const atPeak = { liveBytes: 0, allocatedBytes: startAllocated, reservedBytes: reserved, largestFreeBlockBytes: reserved > startAllocated ? allocator.largestFreeBlockBytes() : 0 };
   // (allocated, reserved) at the peak-live event and (live, reserved) at the peak-allocated event,
   // so that the timeline can show the peaks exactly.
   let pkLiveA = 0;

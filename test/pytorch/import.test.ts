@@ -159,6 +159,8 @@ describe('PyTorch snapshot import: the state when the window opened', () => {
     expect(oom.explanation).toContain(
       'The recorded run held 22.00 MiB in segments when the window opened, more than the capacity of 16.00 MiB: its history does not fit this device',
     );
+    // Stopped at its first event, the replay reports what was held before it.
+    expect(res.report.summary).toMatchObject({ peakReservedBytes: 22 * MiB, finalReservedBytes: 22 * MiB, peakReservedEvent: -1 });
   });
 
   it('makes the blocks live at the start the first events, in address order', () => {
