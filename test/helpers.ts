@@ -31,7 +31,7 @@ export function fileWriter(dir: string, prefix = 't'): (text: string, ext?: stri
 }
 
 /** Runs the built CLI as a user does; returns exit code, stdout, stderr. */
-export function runCli(args: string[], options: { input?: string; env?: Record<string, string>; cwd?: string } = {}): { code: number; stdout: string; stderr: string } {
+export function runCli(args: string[], options: { input?: string | Buffer; env?: Record<string, string>; cwd?: string } = {}): { code: number; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'memsim.js'), ...args], {
     encoding: 'utf8',
     input: options.input,

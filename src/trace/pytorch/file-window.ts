@@ -26,12 +26,17 @@ export class FileWindow {
   private readonly store: Uint8Array;
   private fd: number;
 
+  /** Whether {@link close} closes the file (not when it was given open). */
+  private readonly ownsFd: boolean;
+
+  /** `source`: a path, or a file open for reading at any position, which {@link close} leaves open. */
   constructor(
-    path: string,
+    source: string | number,
     capacity = WINDOW_BYTES,
     readonly margin = WINDOW_MARGIN_BYTES,
   ) {
-    this.fd = openSync(path, 'r');
+    this.ownsFd = typeof source === 'string';
+    this.fd = typeof source === 'string' ? openSync(source, 'r') : source;
     try {
       this.size = fstatSync(this.fd).size;
       this.store = new Uint8Array(Math.min(capacity, this.size));
@@ -79,7 +84,7 @@ export class FileWindow {
   }
 
   close(): void {
-    if (this.fd >= 0) closeSync(this.fd);
+    if (this.fd >= 0 && this.ownsFd) closeSync(this.fd);
     this.fd = -1;
   }
 
@@ -98,15 +103,21 @@ export class FileWindow {
 }
 
 /**
- * A snapshot pickle file of `totalBytes` read as {@link unpickleSnapshot} reads its bytes, but through
+ * A snapshot pickle file (a path, or a file open for reading: see {@link FileWindow}) read as {@link unpickleSnapshot} reads its bytes, but through
  * a {@link FileWindow} rather than the whole file in memory. Where the direct reading does not take
  * the file (or the file changes meanwhile), it is read whole by the plain unpickler, whose result
  * and errors are the reference. A file under {@link DIRECT_MIN_BYTES} is read whole and plainly.
  */
-export function unpickleSnapshotFile(path: string, file: string, windowBytes = WINDOW_BYTES, marginBytes = WINDOW_MARGIN_BYTES, minDirectBytes = DIRECT_MIN_BYTES): SnapshotPickle {
+export function unpickleSnapshotFile(
+  source: string | number,
+  file: string,
+  windowBytes = WINDOW_BYTES,
+  marginBytes = WINDOW_MARGIN_BYTES,
+  minDirectBytes = DIRECT_MIN_BYTES,
+): SnapshotPickle {
   let window: FileWindow | undefined;
   try {
-    window = new FileWindow(path, windowBytes, marginBytes);
+    window = new FileWindow(source, windowBytes, marginBytes);
     // Throws where the file must be read again the plain way.
     if (window.size >= minDirectBytes) return new SnapshotUnpickler(window.bytes, file, window).read();
   } catch {
@@ -114,11 +125,22 @@ export function unpickleSnapshotFile(path: string, file: string, windowBytes = W
   } finally {
     window?.close();
   }
-  let bytes: Buffer;
+  let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path);
+    bytes = typeof source === 'string' ? readFileSync(source) : readWhole(source);
   } catch (e) {
     throw TraceError.at(file, undefined, `cannot read: ${describeSystemError(e)}`);
   }
   return { root: unpickle(bytes, file) };
+}
+
+/** The whole of an open file, from its start whatever its position (a copy). */
+function readWhole(fd: number): Uint8Array {
+  const out = new Uint8Array(fstatSync(fd).size);
+  for (let at = 0; at < out.length; ) {
+    const n = readSync(fd, out, at, out.length - at, at);
+    if (n === 0) throw new Error('the file ended early');
+    at += n;
+  }
+  return out;
 }

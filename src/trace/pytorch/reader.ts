@@ -10,6 +10,7 @@ import { unpickleSnapshotFile } from './file-window.js';
 import { formatBytes } from '../../util/bytes.js';
 import { isPickle, looksLikeJson, sniffSnapshot, SNAPSHOT_EXTENSIONS, SNAPSHOT_READER_INFO } from './sniff.js';
 import { describeSystemError } from '../../util/system-error.js';
+import { type SpooledInput, spoolInput } from '../spool.js';
 
 /**
  * The largest snapshot read: a pickle of up to 2 GiB (what one read of a file can hold), its JSON
@@ -19,12 +20,13 @@ export const MAX_SNAPSHOT_BYTES = 2 ** 31 - 1;
 export const MAX_SNAPSHOT_JSON_BYTES = 2 ** 29 - 24;
 
 /**
- * Reads the whole input into one buffer (a pickle has no line structure to stream by): a file in one
- * read (or as the source holds it, read whole already), standard input or a device through the
- * source's chunks, up to {@link MAX_SNAPSHOT_BYTES}.
+ * Reads the whole input (a pickle has no line structure to stream by): a file into one buffer in one
+ * read (or as the source holds it, read whole already); standard input or a device through the
+ * source's chunks, up to {@link MAX_SNAPSHOT_BYTES}, into memory while it is JSON or a pickle
+ * under {@link DIRECT_MIN_BYTES}, else into a temporary file (see spool.ts), read then as a file.
  * An input whose first bytes are neither a pickle nor JSON is refused before it is read.
  */
-function readAll(src: ByteSource): Buffer {
+function readAll(src: ByteSource): Buffer | SpooledInput {
   const first = src.buf.subarray(0, Math.min(src.end, 64));
   if (!isPickle(first) && !looksLikeJson(first)) {
     src.close();
@@ -50,8 +52,11 @@ function readAll(src: ByteSource): Buffer {
   }
   src.maxHeldBytes = MAX_SNAPSHOT_BYTES;
   src.limitMessage = limit;
+  const spools = isPickle(first);
+  // Standard input that is a file of a known size: spooled at once, not first read into a buffer.
+  if (spools && src.totalBytes >= DIRECT_MIN_BYTES && src.base === 0) return spoolInput(src, MAX_SNAPSHOT_BYTES, limit);
   while (src.fill()) {
-    // fill() appends until the end of the input
+    if (spools && src.end >= DIRECT_MIN_BYTES && src.base === 0) return spoolInput(src, MAX_SNAPSHOT_BYTES, limit);
   }
   return src.buf.subarray(0, src.end);
 }
@@ -80,6 +85,15 @@ export const pytorchSnapshotReader: TraceReader = {
       return importSnapshot(parseSnapshot(root, src.file, traces), src.file, builder, options.device);
     }
     const bytes = readAll(src);
+    if (!(bytes instanceof Uint8Array)) {
+      options.onProgress?.(bytes.size, bytes.size);
+      try {
+        const { root, traces } = unpickleSnapshotFile(bytes.fd, src.file);
+        return importSnapshot(parseSnapshot(root, src.file, traces), src.file, builder, options.device);
+      } finally {
+        bytes.close();
+      }
+    }
     options.onProgress?.(bytes.length, bytes.length);
     let root: PickleValue;
     let traces: DeviceTrace[] | undefined;
