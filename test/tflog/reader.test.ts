@@ -112,6 +112,25 @@ describe('TensorFlow __LOG_MEMORY__ logs', () => {
     expect(t.recorded!.notes!.join('\n')).toContain('skipped (--lenient): 1 allocation and 1 deallocation without an allocation_id');
   });
 
+  it('a log of deallocations only: each is a free of an id never allocated, as in any log, not left out', () => {
+    const file = join(tempDir(), 'deallocations.log');
+    const P = '2024-05-01 10:00:01.000001: I tensorflow/core/framework/log_memory.cc:35] __LOG_MEMORY__';
+    writeFileSync(
+      file,
+      `${P} MemoryLogTensorDeallocation { allocation_id: 99 allocator_name: "GPU_0_bfc" }\n` +
+        `${P} MemoryLogTensorDeallocation { allocation_id: 7 allocator_name: "GPU_0_bfc" }\n` +
+        `${P} MemoryLogTensorDeallocation { allocation_id: 8 allocator_name: "cpu" }\n`,
+    );
+    expect(problemsOf(() => readTrace(file))).toEqual(['1:- free of id "99" which was never allocated', '2:- free of id "7" which was never allocated']);
+    const t = readTrace(file, { lenient: true });
+    expect(t.length).toBe(0);
+    expect(t.skipped).toEqual({ unknownFree: 2, doubleAlloc: 0 });
+    expect(t.meta).toEqual({ source: 'TensorFlow __LOG_MEMORY__ log', allocatorName: 'GPU_0_bfc' });
+    expect(t.recorded!.notes!.join('\n')).toContain('allocator "GPU_0_bfc" imported (no allocator logs allocations: the one with the most deallocations): 0 allocations');
+    // --allocator-name reads the one it names the same way.
+    expect(readTrace(file, { lenient: true, allocatorName: 'cpu' }).skipped).toEqual({ unknownFree: 1, doubleAlloc: 0 });
+  });
+
   it('syntax and type errors name file:line:col, all of them at once', () => {
     const file = join(FIX, 'syntax-errors.log');
     const text = readFileSync(file, 'utf8').split('\n');

@@ -15,8 +15,11 @@ import { describeLog, type ImportFigures } from './notes.js';
 /** The allocator to import and why. */
 export interface AllocatorChoice {
   log: AllocatorLog | undefined;
-  /** `requested` (--allocator-name) or `most-bytes`. */
-  reason: 'requested' | 'most-bytes' | 'none';
+  /**
+   * `requested` (--allocator-name), `most-bytes`, or `deallocations-only`: no allocator logs an
+   * allocation, and this one logs the most deallocations (each then a free of an id never allocated).
+   */
+  reason: 'requested' | 'most-bytes' | 'deallocations-only' | 'none';
 }
 
 const listNames = (logs: AllocatorLog[]): string => (logs.length === 0 ? 'none' : logs.map((l) => `"${l.name}"`).join(', '));
@@ -38,7 +41,13 @@ export function chooseAllocator(r: LogReader, requested: string | undefined, fil
     if (l.allocsWithId > 0 && (!best || l.requestedBytes > best.requestedBytes)) best = l;
   }
   if (!best && all.some((l) => l.allocs > 0)) throw noIds(file, all);
-  return { log: best, reason: best ? 'most-bytes' : 'none' };
+  if (best) return { log: best, reason: 'most-bytes' };
+  // Deallocations alone are of allocations the log does not have: read as any such deallocation is
+  // (an error, or skipped and counted under --lenient), not left out because nothing else is there.
+  for (const l of all) {
+    if (l.frees > 0 && (!best || l.frees > best.frees)) best = l;
+  }
+  return { log: best, reason: best ? 'deallocations-only' : 'none' };
 }
 
 function noIds(file: string, logs: AllocatorLog[]): TraceError {

@@ -41,7 +41,12 @@ export function describeLog(r: LogReader, choice: AllocatorChoice, f: ImportFigu
     notes.push(`no allocations in the log.${also}`);
     return notes;
   }
-  const why = choice.reason === 'requested' ? 'as asked with --allocator-name' : 'the one with the most requested bytes';
+  const why =
+    choice.reason === 'requested'
+      ? 'as asked with --allocator-name'
+      : choice.reason === 'deallocations-only'
+        ? 'no allocator logs allocations: the one with the most deallocations'
+        : 'the one with the most requested bytes';
   notes.push(`allocator "${log.name}" imported (${why}): ${plural(log.allocs, 'allocation')} (${log.tensorAllocs} tensor, ${log.rawAllocs} raw), ${plural(log.frees, 'deallocation')}, ${formatBytes(log.requestedBytes)} requested in all.${also}`);
   const special: string[] = [];
   for (let s = -1; s >= SPECIAL_STEP_MIN; s--) {
