@@ -68,6 +68,15 @@ export function recordedKind(name: string): string {
 /** Feeds the chosen allocator's events to the builder (unless they were as read); returns the recorded history. */
 export function importLog(r: LogReader, choice: AllocatorChoice, feed: EventFeed, builder: TraceBuilder, figures: Omit<ImportFigures, 'skippedAllocs' | 'skippedFrees'>): RecordedHistory {
   const log = choice.log;
+  // Deallocations alone, beside messages of types this reader does not know: those may be the
+  // allocations, in a newer TensorFlow's words. Said first, before the deallocations' own problems.
+  if (choice.reason === 'deallocations-only' && !builder.isLenient && r.unknownNames.length > 0) {
+    builder.problem({
+      message:
+        `no allocation that this reader knows, but messages of types it does not know (${r.unknownNames.join(', ')}): ` +
+        'if those are the allocations, the log is of a TensorFlow newer than this reader',
+    });
+  }
   // Logs read whole (no --allocator-name) are fed now; the asked-for one was fed as it was read.
   if (log && !log.isStreamed) {
     for (let i = 0; i < log.n; i++) {
