@@ -33,10 +33,13 @@ export function statusLine(r: ReplayReport, c: ChalkInstance): string {
 
 function summaryTable(r: ReplayReport, width: number): string[] {
   const s = r.summary;
+  // The last of the events that rebuild the state when the trace's window opened (see sim/replay.ts).
+  const opened = r.trace.initialEvents - 1;
+  const at = (event: number): string => (event < 0 ? '' : `event ${formatCount(event)}${event === opened ? ' (window opened)' : ''}`);
   const rows = [
-    ['peak live (lower bound)', formatBytes(s.peakLiveBytes), s.peakLiveEvent >= 0 ? `event ${formatCount(s.peakLiveEvent)}` : ''],
+    ['peak live (lower bound)', formatBytes(s.peakLiveBytes), at(s.peakLiveEvent)],
     ['peak allocated', formatBytes(s.peakAllocatedBytes), ''],
-    ['peak reserved', formatBytes(s.peakReservedBytes), s.peakReservedEvent >= 0 ? `event ${formatCount(s.peakReservedEvent)}` : ''],
+    ['peak reserved', formatBytes(s.peakReservedBytes), at(s.peakReservedEvent)],
     ['utilization', formatPercent(s.utilization), 'peak live / peak reserved'],
     ['fragmentation', formatPercent(s.fragmentation), '1 - utilization'],
     ['internal fragmentation', formatPercent(s.internalFragmentation), 'at peak reserved'],
