@@ -1,4 +1,5 @@
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, renameSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { OutputError } from '../errors.js';
 import { describeSystemError } from '../util/system-error.js';
 import { writeFully } from './write-fully.js';
@@ -24,12 +25,18 @@ export class OutputFile {
   private parts: string[] = [];
   private partChars = 0;
   private isClosed = false;
+  /** Where the output is written until {@link close} puts it in place (see the constructor's `replace`). */
+  private readonly staging: string | undefined;
 
   /**
    * @param target a file to create or truncate; `-` for standard output; or an open descriptor (1, 2),
    *   which close() leaves open
+   * @param options.replace write a file beside `target` and put it in its place once closed: the
+   *   target is left as it was when the output is abandoned (an input found bad half-way), and is
+   *   never seen half-written. Only where the target is a plain file or absent (a device, a pipe or a
+   *   link is written as it is), and where its directory takes a new file.
    */
-  constructor(target: string | number) {
+  constructor(target: string | number, options: { replace?: boolean } = {}) {
     if (typeof target === 'number' || target === '-') {
       this.fd = target === '-' ? 1 : target;
       this.ownsFd = false;
@@ -38,6 +45,16 @@ export class OutputFile {
     }
     this.name = target;
     this.ownsFd = true;
+    if (options.replace && isPlainOrAbsent(target)) {
+      const staging = join(dirname(target), `.${basename(target)}.${process.pid}.partial`);
+      try {
+        this.fd = openSync(staging, 'wx', 0o666);
+        this.staging = staging;
+        return;
+      } catch {
+        // written in place, below
+      }
+    }
     try {
       this.fd = openSync(target, 'w');
     } catch (e) {
@@ -75,8 +92,20 @@ export class OutputFile {
     if (!this.ownsFd) return;
     try {
       closeSync(this.fd);
+      if (this.staging) renameSync(this.staging, this.name);
     } catch (e) {
+      this.dropStaging();
       throw new OutputError(`cannot write ${this.name}: ${describeSystemError(e)}`);
+    }
+  }
+
+  /** Removes the file written in place of the target (see the constructor's `replace`). */
+  private dropStaging(): void {
+    if (!this.staging) return;
+    try {
+      unlinkSync(this.staging);
+    } catch {
+      // gone already
     }
   }
 
@@ -91,6 +120,16 @@ export class OutputFile {
     } catch {
       // Nothing to say about a file that is being given up on.
     }
+    this.dropStaging();
+  }
+}
+
+/** Whether `path` is a plain file (not a link to one) or nothing yet. */
+function isPlainOrAbsent(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }
 

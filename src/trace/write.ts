@@ -107,7 +107,8 @@ export class TraceWriter implements EventSink {
 
 /** Writes a whole in-memory trace (for `memsim convert`). */
 export function writeTrace(trace: Trace, path: string, format: WriteFormat): void {
-  const w = new TraceWriter(path, format, trace.meta, { stream: trace.stream !== null, time: trace.time !== null, align: trace.align !== null });
+  // A file is written beside its place and put there when whole (see OutputFile's `replace`).
+  const w = new TraceWriter(new OutputFile(path, { replace: true }), format, trace.meta, { stream: trace.stream !== null, time: trace.time !== null, align: trace.align !== null });
   try {
     writeEvents(trace, w);
   } catch (e) {

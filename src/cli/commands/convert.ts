@@ -3,7 +3,9 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import type { Trace } from '../../trace/model.js';
-import { readTrace } from '../../trace/read.js';
+import { convertAsRead, convertsAsRead } from '../../trace/convert-stream.js';
+import { openTrace, readOpenedTrace } from '../../trace/open.js';
+import { loadReader } from '../../trace/readers.js';
 import { writeBinaryTrace } from '../../trace/binary/write.js';
 import { writeTrace, type WriteFormat } from '../../trace/write.js';
 import { writeErr } from '../io.js';
@@ -42,11 +44,16 @@ Examples:
   $ memsim convert snapshot.pickle snapshot.jsonl
   $ memsim convert trace.json - --format csv | head`,
       )
-      .action((input: string, output: string, raw: Record<string, unknown>) => {
+      .action(async (input: string, output: string, raw: Record<string, unknown>) => {
         const o = parseOptions(schema, raw);
         const format = o.format ?? BY_EXTENSION[extname(output).toLowerCase()];
         if (!format) throw new UsageError(`cannot tell the output format of "${output}"; use --format json|jsonl|csv|mst`);
-        const trace = readTrace(input, readOptions(o));
+        const options = readOptions(o);
+        const opened = openTrace(input, options);
+        await loadReader(opened.reader);
+        // A CSV or JSON Lines trace is converted as it is read, in memory that does not grow with it.
+        if (format !== 'mst' && convertsAsRead(opened, format)) return convertAsRead(opened, output, format, options);
+        const trace = readOpenedTrace(opened, options);
         if (format === 'mst') writeBinaryTrace(trace, output);
         else {
           writeTrace(trace, output, format);

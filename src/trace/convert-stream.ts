@@ -1,0 +1,181 @@
+/**
+ * `memsim convert` of a CSV or JSON Lines trace into memsim's text formats without holding the
+ * trace: the checks of reading it ({@link TraceChecker}, in memory that follows the allocations alive
+ * at once, not the file's length) hand each event they accept to a {@link TraceWriter} as it comes.
+ * The text written is the one {@link writeTrace} writes for the whole trace, byte for byte; an input
+ * that turns out bad writes nothing more from its first problem on, and ends with the problems as
+ * reading it would.
+ */
+import { TraceError } from '../errors.js';
+import { OutputFile } from '../output/index.js';
+import { type BuildOptions } from './builder.js';
+import { TraceChecker } from './checker.js';
+import { CsvScanner } from './csv.js';
+import { NOT_DECIMAL } from './id-table.js';
+import { DEFAULT_ALIGN_BYTES, type TraceMeta } from './model.js';
+import type { OpenedTrace } from './open.js';
+import { readCsvHeader } from './read-csv.js';
+import type { ReadOptions } from './readers.js';
+import { ByteSource } from './source.js';
+import { TraceWriter, type WriteFormat } from './write.js';
+
+/** Formats whose events come from the start of the file, after their meta. */
+const STREAMED_INPUTS: readonly string[] = ['csv', 'jsonl'];
+
+/**
+ * Files smaller than this are read whole before they are written (some 20% faster: the builder's
+ * paths for the usual records are quicker than the checks'; a 64 MiB CSV holds some 3 million events,
+ * some 100 MB as a trace). A pipe or standard input, whose size is not known, is converted as read.
+ */
+export const CONVERT_AS_READ_MIN_BYTES = 64 * 2 ** 20;
+
+/**
+ * Whether `opened` converts to `format` as it is read: a CSV or JSON Lines input of at least
+ * `minBytes` (or of a size not known), to JSON or JSON Lines, or to CSV from a CSV whose header row
+ * has no `stream`, `time` or `align` column (a CSV written has those columns when any event has
+ * them, which is known only at the end otherwise).
+ */
+export function convertsAsRead(opened: OpenedTrace, format: WriteFormat, minBytes = CONVERT_AS_READ_MIN_BYTES): boolean {
+  const input = opened.reader.format;
+  if (!STREAMED_INPUTS.includes(input)) return false;
+  const size = opened.src.totalBytes;
+  if (size > 0 && size < minBytes) return false;
+  if (format !== 'csv') return true;
+  return input === 'csv' && headerHasNoneOf(opened, ['stream', 'time', 'align']);
+}
+
+/** Reads the CSV header in the bytes read so far, as the reader will; false when it is not all there or has problems. */
+function headerHasNoneOf(opened: OpenedTrace, fields: readonly ('stream' | 'time' | 'align')[]): boolean {
+  const { src } = opened;
+  const head = new ByteSource(opened.path, 1 << 16, undefined, src.buf.subarray(0, src.end));
+  const sc = new CsvScanner(head);
+  const header = readCsvHeader(sc, new TraceChecker(opened.path));
+  // A header row cut at the end of the bytes held could name more columns.
+  if (!header || (!src.eof && sc.pos >= src.end)) return false;
+  return fields.every((f) => header.col[f] < 0);
+}
+
+/**
+ * Converts `opened` to `output` (`-`: standard output) in `format` as it is read (see
+ * {@link convertsAsRead}). A file is written beside its place and put there at the end, so that a bad
+ * input leaves it as it was; standard output gets the events up to the first problem. Throws the
+ * input's problems as reading it would.
+ */
+export function convertAsRead(opened: OpenedTrace, output: string, format: WriteFormat, options: ReadOptions = {}): void {
+  const { path, src, reader } = opened;
+  const out = new OutputFile(output, { replace: true });
+  // No stream, time or align column in CSV (see convertsAsRead); JSON writes them per event.
+  const converter = new ConvertingChecker(path, { ...options, source: src }, (meta) => new TraceWriter(out, format, meta));
+  try {
+    reader.read(src, converter, options);
+    src.close();
+    converter.finishCheck(reader.format);
+    converter.end();
+  } catch (e) {
+    // Standard output gets the events before the input's first problem, whole lines (as `cat` gives
+    // what it read); a file is left as it was.
+    if (e instanceof TraceError && output === '-') flushQuietly(out);
+    out.abandon();
+    throw e;
+  }
+}
+
+/** Writes what `out` holds; a failure to write it is left unsaid (the input's problems are the error). */
+function flushQuietly(out: OutputFile): void {
+  try {
+    out.flush();
+  } catch {
+    // the reader went away, or the disk is full: nothing more to say than the input's problems
+  }
+}
+
+/**
+ * A {@link TraceChecker} that writes every event it accepts, with the id, tag, step and stream that
+ * the whole trace would hold for it: a step left out is the previous event's, a free without a
+ * stream is on its alloc's. Nothing is written once the input has a problem.
+ */
+class ConvertingChecker extends TraceChecker {
+  private writer: TraceWriter | undefined;
+  /** The tag of the alloc being read (set by internTag, used by the addAllocId that follows). */
+  private tagText: string | undefined;
+  private lastStep = 0;
+  /** The stream of each live allocation on one other than 0, by id. */
+  private readonly streamOf = new Map<string, number>();
+
+  constructor(
+    file: string,
+    options: BuildOptions,
+    private readonly open: (meta: TraceMeta) => TraceWriter,
+  ) {
+    super(file, options);
+  }
+
+  /** The writer, made at the first event (the meta, which comes first, is known then); none once there is a problem. */
+  private get out(): TraceWriter | undefined {
+    if (!this.problems.isEmpty) return undefined;
+    this.writer ??= this.open(this.meta);
+    return this.writer;
+  }
+
+  override internTag(buf: Uint8Array, s: number, e: number, line: number): number {
+    super.internTag(buf, s, e, line);
+    if (s === e) return 0;
+    this.tagText = utf8Text(buf, s, e);
+    return 1;
+  }
+
+  override internTagString(tag?: string): number {
+    if (tag === undefined || tag === '') return 0;
+    // As the builder keeps a tag: its UTF-8 bytes, read back (a lone surrogate becomes U+FFFD).
+    this.tagText = Buffer.from(tag, 'utf8').toString('utf8');
+    return 1;
+  }
+
+  override addAllocId(
+    buf: Uint8Array,
+    s: number,
+    e: number,
+    value: number,
+    sizeBytes: number,
+    step: number,
+    stream: number,
+    tag: number,
+    time: number,
+    line: number,
+    alignBytes: number = DEFAULT_ALIGN_BYTES,
+  ): number {
+    const a = super.addAllocId(buf, s, e, value, sizeBytes, step, stream, tag, time, line);
+    if (a < 0) return a;
+    if (step === step) this.lastStep = step;
+    const id = idText(buf, s, e, value);
+    if (stream !== 0) this.streamOf.set(id, stream);
+    this.out?.alloc(id, sizeBytes, this.lastStep, tag > 0 ? this.tagText : undefined, stream, time === time ? time : undefined, alignBytes);
+    return a;
+  }
+
+  override addFreeId(buf: Uint8Array, s: number, e: number, value: number, step: number, stream: number, time: number, line: number, givenSize = NaN): number {
+    const freed = super.addFreeId(buf, s, e, value, step, stream, time, line, givenSize);
+    if (freed < 0) return freed;
+    if (step === step) this.lastStep = step;
+    const id = idText(buf, s, e, value);
+    const own = this.streamOf.get(id);
+    if (own !== undefined) this.streamOf.delete(id);
+    this.out?.free(id, this.lastStep, stream >= 0 ? stream : (own ?? 0), time === time ? time : undefined);
+    return freed;
+  }
+
+  /** Finishes the output (a trace of no events gets its header and meta). */
+  end(): void {
+    (this.out as TraceWriter).end();
+  }
+}
+
+/** Bytes [s, e) of `buf` as text (read as the builder reads ids and tags: UTF-8). */
+function utf8Text(buf: Uint8Array, s: number, e: number): string {
+  return buf instanceof Buffer ? buf.toString('utf8', s, e) : Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('utf8');
+}
+
+/** An id as the trace holds it: a plain decimal one (`value`, see decimalId) as its number's text, which is its bytes. */
+function idText(buf: Uint8Array, s: number, e: number, value: number): string {
+  return value !== NOT_DECIMAL ? String(value) : utf8Text(buf, s, e);
+}

@@ -1,0 +1,221 @@
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { OutputFile } from '../../src/output/index.js';
+import { convertAsRead, convertsAsRead } from '../../src/trace/convert-stream.js';
+import { csvMetaLine } from '../../src/trace/csv-meta.js';
+import { openTrace } from '../../src/trace/open.js';
+import { readTrace } from '../../src/trace/read.js';
+import { writeTrace, type WriteFormat } from '../../src/trace/write.js';
+import { runCli, tempDir } from '../helpers.js';
+
+/** One event as a test writes it; absent fields are left out of the input. */
+interface Ev {
+  op: 'alloc' | 'free';
+  id: string | number;
+  size?: number;
+  step?: number;
+  stream?: number;
+  tag?: string;
+  time?: number;
+  align?: number;
+}
+
+const ID_TEXTS = ['7', '0', '007', 'a', 'b,c', 'q"uote', 'é', 'x y', '#h', '2147483648', '-1'];
+const TAGS = ['', 'mm', 'a,b', 'say "hi"', 'café', '#t', 'line\u2028sep'];
+
+/**
+ * Valid traces: each alloc takes an id not live (new or freed before), each free a live one; steps,
+ * streams, tags, times and alignments sometimes given. `fields` says which optional fields may appear.
+ */
+function traces(fields: { stream: boolean; time: boolean; align: boolean }): fc.Arbitrary<Ev[]> {
+  const step = fc.record({
+    free: fc.boolean(),
+    pick: fc.nat(),
+    idText: fc.constantFrom(...ID_TEXTS),
+    idNumber: fc.boolean(),
+    size: fc.integer({ min: 0, max: 2 ** 40 }),
+    step: fc.option(fc.integer({ min: -3, max: 2 ** 33 }), { nil: undefined }),
+    stream: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+    tag: fc.option(fc.constantFrom(...TAGS), { nil: undefined }),
+    time: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+    align: fc.option(fc.constantFrom(1, 256, 512, 4096), { nil: undefined }),
+  });
+  return fc.array(step, { maxLength: 60 }).map((steps) => {
+    const live: (string | number)[] = [];
+    const out: Ev[] = [];
+    let clock = 0;
+    let fresh = 0;
+    for (const s of steps) {
+      const time = s.time === undefined ? undefined : (clock += s.time);
+      if (s.free && live.length > 0) {
+        const [id] = live.splice(s.pick % live.length, 1) as [string | number];
+        out.push({ op: 'free', id, ...(s.step !== undefined ? { step: s.step } : {}), ...(fields.stream && s.stream !== undefined && s.pick % 3 === 0 ? { stream: s.stream } : {}), ...(fields.time && time !== undefined ? { time } : {}) });
+        continue;
+      }
+      // A new id, or one freed before (not live).
+      let id: string | number = s.idNumber ? fresh++ : `${s.idText}${fresh++}`;
+      if (live.includes(id)) id = `n${fresh++}`;
+      live.push(id);
+      out.push({
+        op: 'alloc',
+        id,
+        size: s.size,
+        ...(s.step !== undefined ? { step: s.step } : {}),
+        ...(fields.stream && s.stream !== undefined ? { stream: s.stream } : {}),
+        ...(s.tag !== undefined ? { tag: s.tag } : {}),
+        ...(fields.time && time !== undefined ? { time } : {}),
+        ...(fields.align && s.align !== undefined ? { align: s.align } : {}),
+      });
+    }
+    return out;
+  });
+}
+
+const META = { name: 'run "7"', capacityBytes: 2 ** 34 };
+
+function jsonl(events: Ev[]): string {
+  return [JSON.stringify({ format: 'memsim-trace', version: 1, meta: META }), ...events.map((e) => JSON.stringify(e))].join('\n') + '\n';
+}
+
+const csvField = (s: string): string => (/[",\n\r]/.test(s) || s.startsWith('#') ? `"${s.replace(/"/g, '""')}"` : s);
+
+function csv(events: Ev[]): string {
+  const rows = events.map((e) => [e.op, csvField(String(e.id)), e.size ?? '', e.step ?? '', e.tag === undefined ? '' : csvField(e.tag)].join(','));
+  return csvMetaLine(META) + 'op,id,size,step,tag\n' + rows.join('\n') + '\n';
+}
+
+/** The output of the whole-trace path and of the as-read path for `input`, as bytes. */
+function both(input: string, format: WriteFormat, dir: string, options = {}): [Buffer, Buffer] {
+  const whole = join(dir, `whole.${format}`);
+  const asRead = join(dir, `as-read.${format}`);
+  writeTrace(readTrace(input, options), whole, format);
+  convertAsRead(openTrace(input, options), asRead, format, options);
+  return [readFileSync(whole), readFileSync(asRead)];
+}
+
+describe('convert as read (CSV and JSON Lines inputs)', () => {
+  const dir = tempDir();
+
+  it('writes what converting the whole trace writes, byte for byte: JSON Lines in, every text format out (fast-check)', () => {
+    fc.assert(
+      fc.property(traces({ stream: true, time: true, align: true }), (events) => {
+        const input = join(dir, 'in.jsonl');
+        writeFileSync(input, jsonl(events));
+        for (const format of ['json', 'jsonl'] as const) {
+          const [a, b] = both(input, format, dir);
+          expect(b.toString()).toBe(a.toString());
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('the same for CSV in, CSV out included (fast-check)', () => {
+    fc.assert(
+      fc.property(traces({ stream: false, time: false, align: false }), (events) => {
+        const input = join(dir, 'in.csv');
+        writeFileSync(input, csv(events));
+        expect(convertsAsRead(openTrace(input), 'csv', 0)).toBe(true);
+        for (const format of ['json', 'jsonl', 'csv'] as const) {
+          const [a, b] = both(input, format, dir);
+          expect(b.toString()).toBe(a.toString());
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('under --lenient skips what reading skips: frees of ids not live, allocs of live ones', () => {
+    const input = join(dir, 'lenient.csv');
+    writeFileSync(input, 'op,id,size,step\nalloc,1,10,0\nalloc,1,20,0\nfree,9,,1\nfree,1,,1\nfree,1,,2\nalloc,2,30,\n');
+    for (const format of ['json', 'jsonl', 'csv'] as const) {
+      const [a, b] = both(input, format, dir, { lenient: true });
+      expect(b.toString()).toBe(a.toString());
+    }
+    expect(readFileSync(join(dir, 'as-read.csv'), 'utf8')).toBe('op,id,size,step,tag\nalloc,1,10,0,\nfree,1,,1,\nalloc,2,30,1,\n');
+  });
+
+  it('reads whole what it cannot write as read: a CSV with a stream, time or align column to CSV, JSON Lines to CSV, a JSON document, a small file', () => {
+    const withStream = join(dir, 'stream.csv');
+    writeFileSync(withStream, 'op,id,size,step,stream\nalloc,1,10,0,1\nfree,1,,0,\n');
+    expect(convertsAsRead(openTrace(withStream), 'csv', 0)).toBe(false);
+    expect(convertsAsRead(openTrace(withStream), 'jsonl', 0)).toBe(true);
+    const lines = join(dir, 'in.jsonl');
+    writeFileSync(lines, jsonl([{ op: 'alloc', id: 1, size: 5 }]));
+    expect(convertsAsRead(openTrace(lines), 'csv', 0)).toBe(false);
+    const doc = join(dir, 'doc.json');
+    writeFileSync(doc, JSON.stringify({ format: 'memsim-trace', version: 1, events: [] }));
+    expect(convertsAsRead(openTrace(doc), 'jsonl', 0)).toBe(false);
+    expect(convertsAsRead(openTrace(withStream), 'jsonl')).toBe(false);
+  });
+});
+
+describe('memsim convert from a pipe', () => {
+  const dir = tempDir();
+  const input = join(dir, 'in.csv');
+  writeFileSync(input, 'op,id,size,step,tag\nalloc,a,100,0,x\nalloc,b,200,1,\nfree,a,,2,\nfree,b,,2,\n');
+
+  it('writes what converting the file writes', () => {
+    for (const format of ['json', 'jsonl', 'csv']) {
+      const fromFile = runCli(['convert', input, '-', '--format', format]);
+      const piped = runCli(['convert', '-', '-', '--format', format], { input: readFileSync(input) });
+      expect(piped.code).toBe(0);
+      expect(piped.stdout).toBe(fromFile.stdout);
+    }
+  });
+
+  it('a bad input leaves the output file as it was, with nothing beside it; standard output has the events before the problem', () => {
+    const out = join(dir, 'out.jsonl');
+    writeFileSync(out, 'before\n');
+    const bad = 'op,id,size,step\nalloc,a,100,0\nfree,a,,1\nfree,zz,,2\n';
+    const r = runCli(['convert', '-', out], { input: bad });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('-:4: field "id": free of id "zz" which was never allocated');
+    expect(readFileSync(out, 'utf8')).toBe('before\n');
+    expect(readdirSync(dir).sort()).toEqual(['in.csv', 'out.jsonl']);
+    const toStdout = runCli(['convert', '-', '-', '--format', 'jsonl'], { input: bad });
+    expect(toStdout.code).toBe(2);
+    expect(toStdout.stdout.split('\n').filter(Boolean)).toEqual([
+      '{"format":"memsim-trace","version":1,"meta":{}}',
+      '{"op":"alloc","id":"a","size":100,"step":0}',
+      '{"op":"free","id":"a","step":1}',
+    ]);
+  });
+});
+
+describe('an output file put in place when whole (OutputFile, replace)', () => {
+  it('is there only once closed; an abandoned one leaves the file as it was', () => {
+    const dir = tempDir();
+    const target = join(dir, 'out.txt');
+    const a = new OutputFile(target, { replace: true });
+    a.write('new\n');
+    a.flush();
+    expect(existsSync(target)).toBe(false);
+    a.close();
+    expect(readFileSync(target, 'utf8')).toBe('new\n');
+    const b = new OutputFile(target, { replace: true });
+    b.write('half');
+    b.flush();
+    b.abandon();
+    expect(readFileSync(target, 'utf8')).toBe('new\n');
+    expect(readdirSync(dir)).toEqual(['out.txt']);
+  });
+
+  it('writes a link, or what is not a plain file, in place', () => {
+    const dir = tempDir();
+    const real = join(dir, 'real.txt');
+    writeFileSync(real, 'old');
+    const link = join(dir, 'link.txt');
+    symlinkSync(real, link);
+    const out = new OutputFile(link, { replace: true });
+    out.write('through the link');
+    out.close();
+    expect(readFileSync(real, 'utf8')).toBe('through the link');
+    const dev = new OutputFile('/dev/null', { replace: true });
+    dev.write('gone');
+    dev.close();
+    expect(existsSync('/dev/null')).toBe(true);
+  });
+});
