@@ -8,19 +8,10 @@ import { csvMetaLine } from '../../src/trace/csv-meta.js';
 import { openTrace } from '../../src/trace/open.js';
 import { readTrace } from '../../src/trace/read.js';
 import { writeTrace, type WriteFormat } from '../../src/trace/write.js';
-import { runCli, tempDir } from '../helpers.js';
+import { type EventObject, runCli, tempDir } from '../helpers.js';
 
 /** One event as a test writes it; absent fields are left out of the input. */
-interface Ev {
-  op: 'alloc' | 'free';
-  id: string | number;
-  size?: number;
-  step?: number;
-  stream?: number;
-  tag?: string;
-  time?: number;
-  align?: number;
-}
+type Ev = EventObject;
 
 const ID_TEXTS = ['7', '0', '007', 'a', 'b,c', 'q"uote', 'é', 'x y', '#h', '2147483648', '-1'];
 const TAGS = ['', 'mm', 'a,b', 'say "hi"', 'café', '#t', 'line\u2028sep'];
