@@ -23,9 +23,9 @@ import { TraceWriter, type WriteFormat } from './write.js';
 const STREAMED_INPUTS: readonly string[] = ['csv', 'jsonl'];
 
 /**
- * Files smaller than this are read whole before they are written (some 20% faster: the builder's
- * paths for the usual records are quicker than the checks'; a 64 MiB CSV holds some 3 million events,
- * some 100 MB as a trace). A pipe or standard input, whose size is not known, is converted as read.
+ * Files smaller than this are read whole before they are written (faster: the builder's paths for
+ * the usual records are quicker than the checks'; a 64 MiB CSV holds some 3 million events, some
+ * 100 MB as a trace). A pipe or standard input, whose size is not known, is converted as read.
  */
 export const CONVERT_AS_READ_MIN_BYTES = 64 * 2 ** 20;
 
@@ -74,18 +74,9 @@ export function convertAsRead(opened: OpenedTrace, output: string, format: Write
   } catch (e) {
     // Standard output gets the events before the input's first problem, whole lines (as `cat` gives
     // what it read); a file is left as it was.
-    if (e instanceof TraceError && output === '-') flushQuietly(out);
+    if (e instanceof TraceError && output === '-') converter.flushQuietly();
     out.abandon();
     throw e;
-  }
-}
-
-/** Writes what `out` holds; a failure to write it is left unsaid (the input's problems are the error). */
-function flushQuietly(out: OutputFile): void {
-  try {
-    out.flush();
-  } catch {
-    // the reader went away, or the disk is full: nothing more to say than the input's problems
   }
 }
 
@@ -147,9 +138,8 @@ class ConvertingChecker extends TraceChecker {
     const a = super.addAllocId(buf, s, e, value, sizeBytes, step, stream, tag, time, line);
     if (a < 0) return a;
     if (step === step) this.lastStep = step;
-    const id = idText(buf, s, e, value);
-    if (stream !== 0) this.streamOf.set(id, stream);
-    this.out?.alloc(id, sizeBytes, this.lastStep, tag > 0 ? this.tagText : undefined, stream, time === time ? time : undefined, alignBytes);
+    if (stream !== 0) this.streamOf.set(idText(buf, s, e, value), stream);
+    this.out?.allocBytes(buf, s, e, sizeBytes, this.lastStep, tag > 0 ? this.tagText : undefined, stream, time, alignBytes);
     return a;
   }
 
@@ -157,11 +147,23 @@ class ConvertingChecker extends TraceChecker {
     const freed = super.addFreeId(buf, s, e, value, step, stream, time, line, givenSize);
     if (freed < 0) return freed;
     if (step === step) this.lastStep = step;
-    const id = idText(buf, s, e, value);
-    const own = this.streamOf.get(id);
-    if (own !== undefined) this.streamOf.delete(id);
-    this.out?.free(id, this.lastStep, stream >= 0 ? stream : (own ?? 0), time === time ? time : undefined);
+    let own: number | undefined;
+    if (this.streamOf.size > 0) {
+      const id = idText(buf, s, e, value);
+      own = this.streamOf.get(id);
+      if (own !== undefined) this.streamOf.delete(id);
+    }
+    this.out?.freeBytes(buf, s, e, this.lastStep, stream >= 0 ? stream : (own ?? 0), time);
     return freed;
+  }
+
+  /** Writes the lines so far; a failure to write them is left unsaid (the input's problems are the error). */
+  flushQuietly(): void {
+    try {
+      this.writer?.flush();
+    } catch {
+      // the reader went away, or the disk is full: nothing more to say than the input's problems
+    }
   }
 
   /** Finishes the output (a trace of no events gets its header and meta). */

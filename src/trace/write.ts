@@ -1,19 +1,15 @@
 import { OutputFile } from '../output/index.js';
 import { csvMetaLine } from './csv-meta.js';
 import { DEFAULT_ALIGN_BYTES, OP_ALLOC, type Trace, type TraceMeta } from './model.js';
+import { csvField, EventBytes, type WriteFormat } from './write-bytes.js';
 
-/** Output formats memsim writes. */
-export type WriteFormat = 'json' | 'jsonl' | 'csv';
+export type { WriteFormat } from './write-bytes.js';
 
 /** Receives events one at a time (generators, converters). */
 export interface EventSink {
   /** `alignBytes`: the alignment asked for (default {@link DEFAULT_ALIGN_BYTES}). */
   alloc(id: string, sizeBytes: number, step: number, tag?: string, stream?: number, time?: number, alignBytes?: number): void;
   free(id: string, step: number, stream?: number, time?: number): void;
-}
-
-function csvField(s: string): string {
-  return /[",\n\r]/.test(s) || s.startsWith('#') ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 /**
@@ -52,7 +48,67 @@ export class TraceWriter implements EventSink {
     }
   }
 
+  /** The lines written as bytes (see write-bytes.ts), made when first asked for. */
+  private lines: EventBytes | undefined;
+
+  private get bytes(): EventBytes {
+    if (!this.lines) {
+      this.lines = new EventBytes(this.out, this.format, { stream: this.hasStream, time: this.hasTime, align: this.hasAlign });
+      this.lines.first = this.first;
+    }
+    return this.lines;
+  }
+
+  /** Writes the lines gathered as bytes, before text (the two kinds of call may take turns). */
+  private sync(): void {
+    if (!this.lines) return;
+    this.lines.flush();
+    this.first = this.lines.first;
+    this.lines = undefined;
+  }
+
+  /**
+   * {@link alloc} with the id as the UTF-8 bytes [s, e) of `id` (a reader's, say) and `time` NaN when
+   * there is none: the same line, written without a string.
+   */
+  allocBytes(id: Uint8Array, s: number, e: number, sizeBytes: number, step: number, tag: string | undefined, stream: number, time: number, alignBytes: number): void {
+    this.bytes.line(true, id, s, e, sizeBytes, step, tag, stream, time, alignBytes);
+  }
+
+  /** {@link free} as {@link allocBytes} writes an alloc. */
+  freeBytes(id: Uint8Array, s: number, e: number, step: number, stream: number, time: number): void {
+    this.bytes.line(false, id, s, e, 0, step, undefined, stream, time, DEFAULT_ALIGN_BYTES);
+  }
+
+  /** Writes every event of a whole trace, as {@link allocBytes} and {@link freeBytes} do. */
+  events(trace: Trace): void {
+    const lines = this.bytes;
+    const { ids, op, alloc, size, step, stream, tag, time, align, tags } = trace;
+    let id = new Uint8Array(64);
+    for (let i = 0; i < trace.length; i++) {
+      const a = alloc[i] as number;
+      const need = ids.bytesOf(a);
+      if (need > id.length) id = new Uint8Array(need * 2);
+      const e = ids.writeId(a, id, 0);
+      const isAlloc = op[i] === OP_ALLOC;
+      const tagIndex = isAlloc && tag ? (tag[i] as number) : 0;
+      lines.line(
+        isAlloc,
+        id,
+        0,
+        e,
+        size[i] as number,
+        step[i] as number,
+        tagIndex > 0 ? tags[tagIndex] : undefined,
+        stream ? (stream[i] as number) : 0,
+        time ? (time[i] as number) : NaN,
+        isAlloc && align ? (align[i] as number) : DEFAULT_ALIGN_BYTES,
+      );
+    }
+  }
+
   private jsonEvent(obj: string): void {
+    this.sync();
     if (this.format === 'json') {
       this.out.write(this.first ? obj : `,\n${obj}`);
     } else {
@@ -63,6 +119,7 @@ export class TraceWriter implements EventSink {
 
   alloc(id: string, sizeBytes: number, step: number, tag?: string, stream?: number, time?: number, alignBytes?: number): void {
     if (this.format === 'csv') {
+      this.sync();
       let row = `alloc,${csvField(id)},${sizeBytes},${step},${tag === undefined ? '' : csvField(tag)}`;
       if (this.hasStream) row += `,${stream ?? 0}`;
       if (this.hasTime) row += `,${time ?? ''}`;
@@ -80,6 +137,7 @@ export class TraceWriter implements EventSink {
 
   free(id: string, step: number, stream?: number, time?: number): void {
     if (this.format === 'csv') {
+      this.sync();
       let row = `free,${csvField(id)},,${step},`;
       if (this.hasStream) row += `,${stream ?? 0}`;
       if (this.hasTime) row += `,${time ?? ''}`;
@@ -95,8 +153,15 @@ export class TraceWriter implements EventSink {
 
   /** Finishes the document and closes the file. */
   end(): void {
+    this.sync();
     if (this.format === 'json') this.out.write(this.first ? ']}\n' : '\n]}\n');
     this.out.close();
+  }
+
+  /** Writes what is gathered (the lines so far, whole). */
+  flush(): void {
+    this.sync();
+    this.out.flush();
   }
 
   /** Gives the output up without finishing it (the input turned out bad half-way). */
@@ -110,28 +175,10 @@ export function writeTrace(trace: Trace, path: string, format: WriteFormat): voi
   // A file is written beside its place and put there when whole (see OutputFile's `replace`).
   const w = new TraceWriter(new OutputFile(path, { replace: true }), format, trace.meta, { stream: trace.stream !== null, time: trace.time !== null, align: trace.align !== null });
   try {
-    writeEvents(trace, w);
+    w.events(trace);
   } catch (e) {
     w.abandon();
     throw e;
   }
   w.end();
-}
-
-function writeEvents(trace: Trace, w: TraceWriter): void {
-  for (let i = 0; i < trace.length; i++) {
-    const a = trace.alloc[i] as number;
-    const id = trace.ids.get(a);
-    const step = trace.step[i] as number;
-    const stream = trace.stream ? (trace.stream[i] as number) : undefined;
-    const t = trace.time ? (trace.time[i] as number) : NaN;
-    const time = Number.isNaN(t) ? undefined : t;
-    if (trace.op[i] === OP_ALLOC) {
-      const tagIndex = trace.tag ? (trace.tag[i] as number) : 0;
-      const align = trace.align ? (trace.align[i] as number) : undefined;
-      w.alloc(id, trace.size[i] as number, step, tagIndex > 0 ? trace.tags[tagIndex] : undefined, stream, time, align);
-    } else {
-      w.free(id, step, stream, time);
-    }
-  }
 }

@@ -7,7 +7,7 @@ import { convertAsRead, convertsAsRead } from '../../src/trace/convert-stream.js
 import { csvMetaLine } from '../../src/trace/csv-meta.js';
 import { openTrace } from '../../src/trace/open.js';
 import { readTrace } from '../../src/trace/read.js';
-import { writeTrace, type WriteFormat } from '../../src/trace/write.js';
+import { TraceWriter, writeTrace, type WriteFormat } from '../../src/trace/write.js';
 import { type EventObject, runCli, tempDir } from '../helpers.js';
 
 /** One event as a test writes it; absent fields are left out of the input. */
@@ -208,5 +208,61 @@ describe('an output file put in place when whole (OutputFile, replace)', () => {
     dev.write('gone');
     dev.close();
     expect(existsSync('/dev/null')).toBe(true);
+  });
+});
+
+describe('event lines as bytes (write-bytes.ts)', () => {
+  const text = fc.oneof(fc.constantFrom('7', '0', 'a,b', 'q"u', '#c', 'é', 'x\ty', 'back\\slash', '\u2028', 'ctl\u0001'), fc.string({ maxLength: 6 }));
+  const number = fc.oneof(fc.integer({ min: -5, max: 2 ** 53 - 1 }), fc.double({ min: -1e6, max: 1e25, noNaN: true, noDefaultInfinity: true }));
+  const event = fc.record({
+    alloc: fc.boolean(),
+    id: text.filter((t) => t.length > 0),
+    size: fc.integer({ min: 0, max: 2 ** 53 - 1 }),
+    step: number,
+    tag: fc.option(text.filter((t) => t.length > 0), { nil: undefined }),
+    stream: fc.integer({ min: 0, max: 5 }),
+    time: fc.option(number, { nil: undefined }),
+    align: fc.constantFrom(1, 64, 256, 4096),
+  });
+
+  it('are the lines TraceWriter writes from text, byte for byte, in every format and with any CSV columns (fast-check)', () => {
+    const dir = tempDir();
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 12 }), fc.constantFrom<WriteFormat>('json', 'jsonl', 'csv'), fc.boolean(), (events, format, columns) => {
+        const cols = { stream: columns, time: columns, align: columns };
+        const asText = new TraceWriter(join(dir, 'text'), format, { name: 'n' }, cols);
+        const asBytes = new TraceWriter(join(dir, 'bytes'), format, { name: 'n' }, cols);
+        for (const e of events) {
+          const id = Buffer.from(e.id, 'utf8');
+          if (e.alloc) {
+            asText.alloc(e.id, e.size, e.step, e.tag, e.stream, e.time, e.align);
+            asBytes.allocBytes(id, 0, id.length, e.size, e.step, e.tag, e.stream, e.time ?? NaN, e.align);
+          } else {
+            asText.free(e.id, e.step, e.stream, e.time);
+            asBytes.freeBytes(id, 0, id.length, e.step, e.stream, e.time ?? NaN);
+          }
+        }
+        asText.end();
+        asBytes.end();
+        expect(readFileSync(join(dir, 'bytes'), 'utf8')).toBe(readFileSync(join(dir, 'text'), 'utf8'));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('the two kinds of call may take turns on one writer', () => {
+    const dir = tempDir();
+    const one = new TraceWriter(join(dir, 'one'), 'json', {});
+    const mixed = new TraceWriter(join(dir, 'mixed'), 'json', {});
+    const id = Buffer.from('a');
+    one.alloc('a', 10, 0);
+    one.free('a', 1);
+    one.alloc('b', 20, 1, 't');
+    mixed.allocBytes(id, 0, 1, 10, 0, undefined, 0, NaN, 64);
+    mixed.free('a', 1);
+    mixed.allocBytes(Buffer.from('b'), 0, 1, 20, 1, 't', 0, NaN, 64);
+    one.end();
+    mixed.end();
+    expect(readFileSync(join(dir, 'mixed'), 'utf8')).toBe(readFileSync(join(dir, 'one'), 'utf8'));
   });
 });
