@@ -6,6 +6,7 @@
  * that turns out bad writes nothing more from its first problem on, and ends with the problems as
  * reading it would.
  */
+import { fstatSync, statSync } from 'node:fs';
 import { TraceError } from '../errors.js';
 import { OutputFile } from '../output/index.js';
 import { type BuildOptions } from './builder.js';
@@ -30,18 +31,33 @@ const STREAMED_INPUTS: readonly string[] = ['csv', 'jsonl'];
 export const CONVERT_AS_READ_MIN_BYTES = 64 * 2 ** 20;
 
 /**
- * Whether `opened` converts to `format` as it is read: a CSV or JSON Lines input of at least
- * `minBytes` (or of a size not known), to JSON or JSON Lines, or to CSV from a CSV whose header row
+ * Whether `opened` converts to `format` (into `output`, not the input itself) as it is read: a CSV or
+ * JSON Lines input of at least `minBytes` (or of a size not known), to JSON or JSON Lines, or to CSV from a CSV whose header row
  * has no `stream`, `time` or `align` column (a CSV written has those columns when any event has
  * them, which is known only at the end otherwise).
  */
-export function convertsAsRead(opened: OpenedTrace, format: WriteFormat, minBytes = CONVERT_AS_READ_MIN_BYTES): boolean {
+export function convertsAsRead(opened: OpenedTrace, format: WriteFormat, output = '-', minBytes = CONVERT_AS_READ_MIN_BYTES): boolean {
   const input = opened.reader.format;
-  if (!STREAMED_INPUTS.includes(input)) return false;
+  if (!STREAMED_INPUTS.includes(input) || isInput(opened.path, output)) return false;
   const size = opened.src.totalBytes;
   if (size > 0 && size < minBytes) return false;
   if (format !== 'csv') return true;
   return input === 'csv' && headerHasNoneOf(opened, ['stream', 'time', 'align']);
+}
+
+/**
+ * Whether `output` is the input file itself (`memsim convert big.csv big.csv`, or a link to it): that
+ * one is read whole before it is written, as written as read it would be truncated while being read.
+ */
+function isInput(input: string, output: string): boolean {
+  if (output === '-') return false;
+  try {
+    const a = input === '-' ? fstatSync(0) : statSync(input);
+    const b = statSync(output);
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return false;
+  }
 }
 
 /** Reads the CSV header in the bytes read so far, as the reader will; false when it is not all there or has problems. */

@@ -108,7 +108,7 @@ describe('convert as read (CSV and JSON Lines inputs)', () => {
       fc.property(traces({ stream: false, time: false, align: false }), (events) => {
         const input = join(dir, 'in.csv');
         writeFileSync(input, csv(events));
-        expect(convertsAsRead(openTrace(input), 'csv', 0)).toBe(true);
+        expect(convertsAsRead(openTrace(input), 'csv', '-', 0)).toBe(true);
         for (const format of ['json', 'jsonl', 'csv'] as const) {
           const [a, b] = both(input, format, dir);
           expect(b.toString()).toBe(a.toString());
@@ -131,15 +131,33 @@ describe('convert as read (CSV and JSON Lines inputs)', () => {
   it('reads whole what it cannot write as read: a CSV with a stream, time or align column to CSV, JSON Lines to CSV, a JSON document, a small file', () => {
     const withStream = join(dir, 'stream.csv');
     writeFileSync(withStream, 'op,id,size,step,stream\nalloc,1,10,0,1\nfree,1,,0,\n');
-    expect(convertsAsRead(openTrace(withStream), 'csv', 0)).toBe(false);
-    expect(convertsAsRead(openTrace(withStream), 'jsonl', 0)).toBe(true);
+    expect(convertsAsRead(openTrace(withStream), 'csv', '-', 0)).toBe(false);
+    expect(convertsAsRead(openTrace(withStream), 'jsonl', '-', 0)).toBe(true);
     const lines = join(dir, 'in.jsonl');
     writeFileSync(lines, jsonl([{ op: 'alloc', id: 1, size: 5 }]));
-    expect(convertsAsRead(openTrace(lines), 'csv', 0)).toBe(false);
+    expect(convertsAsRead(openTrace(lines), 'csv', '-', 0)).toBe(false);
     const doc = join(dir, 'doc.json');
     writeFileSync(doc, JSON.stringify({ format: 'memsim-trace', version: 1, events: [] }));
-    expect(convertsAsRead(openTrace(doc), 'jsonl', 0)).toBe(false);
+    expect(convertsAsRead(openTrace(doc), 'jsonl', '-', 0)).toBe(false);
     expect(convertsAsRead(openTrace(withStream), 'jsonl')).toBe(false);
+  });
+
+  it('reads whole an input that is also the output (or a link to it): written as read, it would be cut while read', () => {
+    const same = join(dir, 'same.jsonl');
+    // In memsim's own form already, so that converting it to itself gives it back.
+    writeFileSync(same, '{"format":"memsim-trace","version":1,"meta":{}}\n{"op":"alloc","id":"1","size":5,"step":0}\n{"op":"free","id":"1","step":0}\n');
+    const link = join(dir, 'same-link.jsonl');
+    symlinkSync(same, link);
+    expect(convertsAsRead(openTrace(same), 'jsonl', same, 0)).toBe(false);
+    expect(convertsAsRead(openTrace(same), 'jsonl', link, 0)).toBe(false);
+    expect(convertsAsRead(openTrace(same), 'jsonl', join(dir, 'other.jsonl'), 0)).toBe(true);
+    const before = readFileSync(same, 'utf8');
+    // Standard input that is the output file, converted to itself: the same text back.
+    const r = runCli(['convert', '-', link], { input: readFileSync(same) });
+    expect(r.code).toBe(0);
+    const fromLink = runCli(['convert', same, link]);
+    expect(fromLink.code).toBe(0);
+    expect(readFileSync(same, 'utf8')).toBe(before);
   });
 });
 
