@@ -1,7 +1,7 @@
-import { closeSync, lstatSync, openSync, renameSync, unlinkSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, openSync, renameSync, unlinkSync } from 'node:fs';
 import { OutputError } from '../errors.js';
 import { describeSystemError } from '../util/system-error.js';
+import { openStaging, type Staging } from './staging.js';
 import { writeFully } from './write-fully.js';
 
 /** Bytes of text gathered before they are written. */
@@ -26,17 +26,18 @@ export class OutputFile {
   private partChars = 0;
   private isClosed = false;
   /** Where the output is written until {@link close} puts it in place (see the constructor's `replace`). */
-  private readonly staging: string | undefined;
+  private readonly staging: Staging | undefined;
 
   /**
    * @param target a file to create or truncate; `-` for standard output; or an open descriptor (1, 2),
    *   which close() leaves open
-   * @param options.replace write a file beside `target` and put it in its place once closed: the
-   *   target is left as it was when the output is abandoned (an input found bad half-way), and is
-   *   never seen half-written. Only where the target is a plain file or absent (a device, a pipe or a
-   *   link is written as it is), and where its directory takes a new file.
+   * @param options.replace write a file beside `target` and rename it onto it once closed (see
+   *   staging.ts): the target is left as it was when the output is abandoned (an input found bad
+   *   half-way), and is never seen half-written. Where that cannot be (a device, a pipe, a file with
+   *   other hard links, a directory that takes no new file), the target is written in place.
+   * @param staging a staging file opened already (see {@link OutputFile.staged})
    */
-  constructor(target: string | number, options: { replace?: boolean } = {}) {
+  constructor(target: string | number, options: { replace?: boolean } = {}, staging?: Staging) {
     if (typeof target === 'number' || target === '-') {
       this.fd = target === '-' ? 1 : target;
       this.ownsFd = false;
@@ -45,21 +46,26 @@ export class OutputFile {
     }
     this.name = target;
     this.ownsFd = true;
-    if (options.replace && isPlainOrAbsent(target)) {
-      const staging = join(dirname(target), `.${basename(target)}.${process.pid}.partial`);
-      try {
-        this.fd = openSync(staging, 'wx', 0o666);
-        this.staging = staging;
-        return;
-      } catch {
-        // written in place, below
-      }
+    this.staging = staging ?? (options.replace ? openStaging(target) : undefined);
+    if (this.staging) {
+      this.fd = this.staging.fd;
+      return;
     }
     try {
       this.fd = openSync(target, 'w');
     } catch (e) {
       throw new OutputError(`cannot write ${target}: ${describeSystemError(e)}`);
     }
+  }
+
+  /**
+   * The output to file `target` written beside it and renamed onto it once whole (see the
+   * constructor's `replace`), or undefined where it cannot be so written: then nothing was opened,
+   * and the target is untouched.
+   */
+  static staged(target: string): OutputFile | undefined {
+    const staging = openStaging(target);
+    return staging ? new OutputFile(target, {}, staging) : undefined;
   }
 
   /** Appends text (UTF-8). */
@@ -92,7 +98,7 @@ export class OutputFile {
     if (!this.ownsFd) return;
     try {
       closeSync(this.fd);
-      if (this.staging) renameSync(this.staging, this.name);
+      if (this.staging) renameSync(this.staging.path, this.staging.target);
     } catch (e) {
       this.dropStaging();
       throw new OutputError(`cannot write ${this.name}: ${describeSystemError(e)}`);
@@ -103,7 +109,7 @@ export class OutputFile {
   private dropStaging(): void {
     if (!this.staging) return;
     try {
-      unlinkSync(this.staging);
+      unlinkSync(this.staging.path);
     } catch {
       // gone already
     }
@@ -121,15 +127,6 @@ export class OutputFile {
       // Nothing to say about a file that is being given up on.
     }
     this.dropStaging();
-  }
-}
-
-/** Whether `path` is a plain file (not a link to one) or nothing yet. */
-function isPlainOrAbsent(path: string): boolean {
-  try {
-    return lstatSync(path).isFile();
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }
 

@@ -148,7 +148,7 @@ export function* replayInSteps(
   // The events before this one rebuild the state when the trace's window opened (a snapshot's blocks
   // live then, in an order of memsim's making): a peak that the state at the opening equals is
   // placed there, with all of that state's holders, not at the first of them (a recorded state's
-  // segments are reserved from the first event on).
+  // segments are reserved from the first event on), when each of them was made (no OOM among them).
   const openedAt = trace.initialEvents;
   const startAllocated = allocator.allocatedBytes;
   const atPeak = { liveBytes: 0, allocatedBytes: startAllocated, reservedBytes: reserved, largestFreeBlockBytes: reserved > startAllocated ? allocator.largestFreeBlockBytes() : 0 };
@@ -289,7 +289,7 @@ export function* replayInSteps(
       firstA = allocated;
       firstR = reserved;
     }
-    if (reserved > peakRes || peakResEvent < 0 || (reserved === peakRes && i < openedAt)) {
+    if (reserved > peakRes || peakResEvent < 0 || (reserved === peakRes && i < openedAt && oomCount === 0)) {
       peakRes = reserved;
       peakResEvent = i;
       atPeak.liveBytes = live;

@@ -72,14 +72,36 @@ function headerHasNoneOf(opened: OpenedTrace, fields: readonly ('stream' | 'time
 }
 
 /**
+ * Where the output goes when converted as read: standard output; a file written beside its place and
+ * renamed onto it at the end, so that a bad input leaves it as it was (and a file being read, named
+ * again through a link, is not cut); a device or a pipe, written as it is. Undefined for a file that
+ * cannot be so replaced (other hard links, a directory that takes no new file): that one is written
+ * once the input is read whole.
+ */
+function outputAsRead(output: string): OutputFile | undefined {
+  if (output === '-') return new OutputFile('-');
+  const staged = OutputFile.staged(output);
+  if (staged) return staged;
+  let st;
+  try {
+    st = statSync(output);
+  } catch {
+    return undefined;
+  }
+  return st.isFile() || st.isDirectory() ? undefined : new OutputFile(output);
+}
+
+/**
  * Converts `opened` to `output` (`-`: standard output) in `format` as it is read (see
- * {@link convertsAsRead}). A file is written beside its place and put there at the end, so that a bad
- * input leaves it as it was; standard output gets the events up to the first problem. Throws the
+ * {@link convertsAsRead}) and returns true; returns false, having read and written nothing, where the
+ * output is a file that must be written whole (see {@link outputAsRead}). A file output is left as it
+ * was when the input is bad; standard output gets the events up to the first problem. Throws the
  * input's problems as reading it would.
  */
-export function convertAsRead(opened: OpenedTrace, output: string, format: WriteFormat, options: ReadOptions = {}): void {
+export function convertAsRead(opened: OpenedTrace, output: string, format: WriteFormat, options: ReadOptions = {}): boolean {
   const { path, src, reader } = opened;
-  const out = new OutputFile(output, { replace: true });
+  const out = outputAsRead(output);
+  if (!out) return false;
   // No stream, time or align column in CSV (see convertsAsRead); JSON writes them per event.
   const converter = new ConvertingChecker(path, { ...options, source: src }, (meta) => new TraceWriter(out, format, meta));
   try {
@@ -94,6 +116,7 @@ export function convertAsRead(opened: OpenedTrace, output: string, format: Write
     out.abandon();
     throw e;
   }
+  return true;
 }
 
 /**
@@ -173,10 +196,13 @@ class ConvertingChecker extends TraceChecker {
     return freed;
   }
 
-  /** Writes the lines so far; a failure to write them is left unsaid (the input's problems are the error). */
+  /**
+   * Writes the lines so far, the last one ended (JSON's events end at the next one's comma); a failure
+   * to write them is left unsaid (the input's problems are the error).
+   */
   flushQuietly(): void {
     try {
-      this.writer?.flush();
+      this.writer?.flush(true);
     } catch {
       // the reader went away, or the disk is full: nothing more to say than the input's problems
     }

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TraceError } from '../errors.js';
+import { MemsimError, TraceError } from '../errors.js';
 import { describeSystemError } from '../util/system-error.js';
 import type { ByteSource } from './source.js';
 
@@ -30,19 +30,22 @@ export interface SpooledInput {
 /**
  * Writes what `src` holds and everything that follows, to its end, into a new temporary file in `dir`
  * (default: the system's, `TMPDIR`), and leaves `src` at its end. `src` must hold its input from the
- * first byte (`base` 0). Past `maxBytes` the input is refused with `limitMessage`; a file that cannot
- * be made or written (a full disk) is refused naming the directory and what to do instead.
+ * first byte (`base` 0). Returns undefined, having read nothing more, where no file can be made in
+ * `dir` (the input is then read into memory, as it was before). Past `maxBytes` the input is refused
+ * with `limitMessage`; a file that cannot be written to its end (a full disk) is an error naming the
+ * directory and what to do instead.
  */
-export function spoolInput(src: ByteSource, maxBytes: number, limitMessage: string, dir: string = tmpdir()): SpooledInput {
+export function spoolInput(src: ByteSource, maxBytes: number, limitMessage: string, dir: string = tmpdir()): SpooledInput | undefined {
   const path = join(dir, `memsim-input-${process.pid}-${randomBytes(6).toString('hex')}`);
-  const cannot = (e: unknown): TraceError =>
-    TraceError.at(src.file, undefined, `cannot hold standard input in a temporary file in ${dir} (${describeSystemError(e)}): save it to a file and name the file instead, or set TMPDIR to a directory with room`);
+  const cannot = (e: unknown): MemsimError =>
+    new MemsimError(
+      `${src.file === '-' ? 'standard input' : src.file}: cannot hold it in a temporary file in ${dir} (${describeSystemError(e)}): save it to a file and name the file instead, or set TMPDIR to a directory with room`,
+    );
   let fd: number;
   try {
     fd = openSync(path, 'wx+', 0o600);
-  } catch (e) {
-    src.close();
-    throw cannot(e);
+  } catch {
+    return undefined;
   }
   let linked = true;
   try {

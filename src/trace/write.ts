@@ -158,9 +158,13 @@ export class TraceWriter implements EventSink {
     this.out.close();
   }
 
-  /** Writes what is gathered (the lines so far, whole). */
-  flush(): void {
+  /**
+   * Writes what is gathered (the lines so far, whole). `endLine`: a JSON document cut here ends its
+   * last line (its events end at the next one's comma otherwise).
+   */
+  flush(endLine = false): void {
     this.sync();
+    if (endLine && this.format === 'json' && !this.first) this.out.write('\n');
     this.out.flush();
   }
 

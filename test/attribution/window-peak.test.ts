@@ -44,6 +44,15 @@ describe('a peak that the state when the window opened equals', () => {
     expect(report.summary.peakLiveEvent).toBe(1);
   });
 
+  it('is not placed there when the state was not reached: an allocation that rebuilds it failed', () => {
+    const t = readTrace(file);
+    // The recorded allocator under a capacity below the recorded segment: every allocation fails.
+    const { report } = replay(t, { allocator: 'recorded', capacityBytes: 10 * MiB, onOom: 'continue' });
+    expect(report.summary.oomCount).toBeGreaterThan(0);
+    expect(report.summary.peakLiveBytes).toBe(0);
+    expect(report.summary.peakReservedEvent).toBe(0);
+  });
+
   it('the text report says so', () => {
     const r = runCli(['replay', file]);
     expect(r.code).toBe(0);

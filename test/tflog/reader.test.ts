@@ -131,6 +131,33 @@ describe('TensorFlow __LOG_MEMORY__ logs', () => {
     expect(readTrace(file, { lenient: true, allocatorName: 'cpu' }).skipped).toEqual({ unknownFree: 1, doubleAlloc: 0 });
   });
 
+  it('deallocations alone beside messages of unknown types: the first problem says those may be the allocations, the allocator named or not', () => {
+    const file = join(tempDir(), 'newer.log');
+    const P = '2024-05-01 10:00:01.000001: I tensorflow/core/framework/log_memory.cc:35] __LOG_MEMORY__';
+    writeFileSync(
+      file,
+      `${P} MemoryLogTensorAllocationV2 { step_id: 1 tensor { allocation_description { requested_bytes: 1000 allocator_name: "GPU_0_bfc" allocation_id: 1 } } }\n` +
+        `${P} MemoryLogTensorDeallocation { allocation_id: 1 allocator_name: "GPU_0_bfc" }\n`,
+    );
+    const hint = '-:- no allocation that this reader knows, but messages of types it does not know (MemoryLogTensorAllocationV2): if those are the allocations, the log is of a TensorFlow newer than this reader';
+    expect(problemsOf(() => readTrace(file))).toEqual([hint, '2:- free of id "1" which was never allocated']);
+    // Named, its events are read as they come: the hint follows them.
+    expect(problemsOf(() => readTrace(file, { allocatorName: 'GPU_0_bfc' }))).toEqual(['2:- free of id "1" which was never allocated', hint]);
+  });
+
+  it('an allocator that logs allocations without ids beside one of deallocations only: the message names the first', () => {
+    const file = join(tempDir(), 'noids.log');
+    const P = '2024-05-01 10:00:01.000001: I tensorflow/core/framework/log_memory.cc:35] __LOG_MEMORY__';
+    writeFileSync(
+      file,
+      `${P} MemoryLogTensorAllocation { step_id: 1 kernel_name: "a" tensor { allocation_description { requested_bytes: 1000 allocator_name: "cpu" } } }\n` +
+        `${P} MemoryLogTensorDeallocation { allocation_id: 1 allocator_name: "GPU_0_bfc" }\n`,
+    );
+    expect(problemsOf(() => readTrace(file))).toEqual([
+      '-:- allocator "cpu" logs no allocation_id, so its deallocations cannot be matched to its allocations (TensorFlow logs ids only for allocators that track allocation sizes, such as BFC)',
+    ]);
+  });
+
   it('syntax and type errors name file:line:col, all of them at once', () => {
     const file = join(FIX, 'syntax-errors.log');
     const text = readFileSync(file, 'utf8').split('\n');

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +9,7 @@ import { csvMetaLine } from '../../src/trace/csv-meta.js';
 import { openTrace } from '../../src/trace/open.js';
 import { readTrace } from '../../src/trace/read.js';
 import { TraceWriter, writeTrace, type WriteFormat } from '../../src/trace/write.js';
-import { type EventObject, runCli, tempDir } from '../helpers.js';
+import { type EventObject, ROOT, runCli, tempDir } from '../helpers.js';
 
 /** One event as a test writes it; absent fields are left out of the input. */
 type Ev = EventObject;
@@ -194,6 +195,24 @@ describe('memsim convert from a pipe', () => {
   });
 });
 
+describe('memsim convert through a link to the file it reads', () => {
+  it('leaves the file whole: `cat big.csv | memsim convert - link-to-big.csv`', () => {
+    const dir = tempDir();
+    const big = join(dir, 'big.csv');
+    // Larger than a pipe's buffer, so that cat still reads the file when the output is opened.
+    expect(runCli(['gen', 'training', '--steps', '80', '--format', 'csv', '--output', big]).code).toBe(0);
+    const before = readFileSync(big);
+    expect(before.length).toBeGreaterThan(1 << 20);
+    const link = join(dir, 'link.csv');
+    symlinkSync(big, link);
+    const r = spawnSync('sh', ['-c', `cat "${big}" | "${process.execPath}" "${join(ROOT, 'bin', 'memsim.js')}" convert - "${link}"`], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(readFileSync(big).equals(before)).toBe(true);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  });
+});
+
 describe('an output file put in place when whole (OutputFile, replace)', () => {
   it('is there only once closed; an abandoned one leaves the file as it was', () => {
     const dir = tempDir();
@@ -212,7 +231,7 @@ describe('an output file put in place when whole (OutputFile, replace)', () => {
     expect(readdirSync(dir)).toEqual(['out.txt']);
   });
 
-  it('writes a link, or what is not a plain file, in place', () => {
+  it('replaces the file a link names, keeping the link; writes a device in place', () => {
     const dir = tempDir();
     const real = join(dir, 'real.txt');
     writeFileSync(real, 'old');
@@ -220,12 +239,37 @@ describe('an output file put in place when whole (OutputFile, replace)', () => {
     symlinkSync(real, link);
     const out = new OutputFile(link, { replace: true });
     out.write('through the link');
+    out.flush();
+    // The file being replaced is untouched until the end (a link to the input cannot cut it).
+    expect(readFileSync(real, 'utf8')).toBe('old');
+    expect(readdirSync(dir).sort()).toEqual(['link.txt', 'real.txt', `real.txt.${process.pid}.partial`]);
     out.close();
     expect(readFileSync(real, 'utf8')).toBe('through the link');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
     const dev = new OutputFile('/dev/null', { replace: true });
     dev.write('gone');
     dev.close();
-    expect(existsSync('/dev/null')).toBe(true);
+    expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
+  });
+
+  it("keeps the replaced file's permissions, and writes a file with other hard links in place (they keep seeing it)", () => {
+    const dir = tempDir();
+    const priv = join(dir, 'private.txt');
+    writeFileSync(priv, 'old');
+    chmodSync(priv, 0o600);
+    const a = new OutputFile(priv, { replace: true });
+    a.write('new');
+    a.close();
+    expect(statSync(priv).mode & 0o777).toBe(0o600);
+    expect(readFileSync(priv, 'utf8')).toBe('new');
+    const linked = join(dir, 'linked.txt');
+    writeFileSync(linked, 'old');
+    linkSync(linked, join(dir, 'other-name.txt'));
+    expect(OutputFile.staged(linked)).toBeUndefined();
+    const b = new OutputFile(linked, { replace: true });
+    b.write('new');
+    b.close();
+    expect(readFileSync(join(dir, 'other-name.txt'), 'utf8')).toBe('new');
   });
 });
 

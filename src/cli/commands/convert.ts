@@ -52,7 +52,7 @@ Examples:
         const opened = openTrace(input, options);
         await loadReader(opened.reader);
         // A CSV or JSON Lines trace is converted as it is read, in memory that does not grow with it.
-        if (format !== 'mst' && convertsAsRead(opened, format, output)) return convertAsRead(opened, output, format, options);
+        if (format !== 'mst' && convertsAsRead(opened, format, output) && convertAsRead(opened, output, format, options)) return;
         const trace = readOpenedTrace(opened, options);
         if (format === 'mst') writeBinaryTrace(trace, output);
         else {

@@ -52,11 +52,23 @@ function readAll(src: ByteSource): Buffer | SpooledInput {
   }
   src.maxHeldBytes = MAX_SNAPSHOT_BYTES;
   src.limitMessage = limit;
-  const spools = isPickle(first);
+  let spools = isPickle(first);
+  if (spools && src.totalBytes > MAX_SNAPSHOT_BYTES) {
+    src.close();
+    throw TraceError.at(src.file, undefined, limit);
+  }
   // Standard input that is a file of a known size: spooled at once, not first read into a buffer.
-  if (spools && src.totalBytes >= DIRECT_MIN_BYTES && src.base === 0) return spoolInput(src, MAX_SNAPSHOT_BYTES, limit);
+  if (spools && src.totalBytes >= DIRECT_MIN_BYTES && src.base === 0) {
+    const spooled = spoolInput(src, MAX_SNAPSHOT_BYTES, limit);
+    if (spooled) return spooled;
+    spools = false; // no temporary file can be made: read into memory
+  }
   while (src.fill()) {
-    if (spools && src.end >= DIRECT_MIN_BYTES && src.base === 0) return spoolInput(src, MAX_SNAPSHOT_BYTES, limit);
+    if (spools && src.end >= DIRECT_MIN_BYTES && src.base === 0) {
+      const spooled = spoolInput(src, MAX_SNAPSHOT_BYTES, limit);
+      if (spooled) return spooled;
+      spools = false;
+    }
   }
   return src.buf.subarray(0, src.end);
 }

@@ -40,7 +40,7 @@ export function chooseAllocator(r: LogReader, requested: string | undefined, fil
   for (const l of all) {
     if (l.allocsWithId > 0 && (!best || l.requestedBytes > best.requestedBytes)) best = l;
   }
-  if (!best && all.some((l) => l.allocs > 0)) throw noIds(file, all);
+  if (!best && all.some((l) => l.allocs > 0)) throw noIds(file, all.filter((l) => l.allocs > 0));
   if (best) return { log: best, reason: 'most-bytes' };
   // Deallocations alone are of allocations the log does not have: read as any such deallocation is
   // (an error, or skipped and counted under --lenient), not left out because nothing else is there.
@@ -54,8 +54,10 @@ function noIds(file: string, logs: AllocatorLog[]): TraceError {
   return TraceError.at(
     file,
     undefined,
-    `${logs.length === 1 ? `allocator ${listNames(logs)} logs` : `no allocator in this log (${listNames(logs)}) logs`} no allocation_id, so its deallocations ` +
-      'cannot be matched to its allocations (TensorFlow logs ids only for allocators that track allocation sizes, such as BFC)',
+    (logs.length === 1
+      ? `allocator ${listNames(logs)} logs no allocation_id, so its deallocations cannot be matched to its allocations`
+      : `allocators ${listNames(logs)} log no allocation_id, so their deallocations cannot be matched to their allocations`) +
+      ' (TensorFlow logs ids only for allocators that track allocation sizes, such as BFC)',
     'allocation_id',
   );
 }
@@ -70,7 +72,7 @@ export function importLog(r: LogReader, choice: AllocatorChoice, feed: EventFeed
   const log = choice.log;
   // Deallocations alone, beside messages of types this reader does not know: those may be the
   // allocations, in a newer TensorFlow's words. Said first, before the deallocations' own problems.
-  if (choice.reason === 'deallocations-only' && !builder.isLenient && r.unknownNames.length > 0) {
+  if (log && log.allocs === 0 && log.frees > 0 && !builder.isLenient && r.unknownNames.length > 0) {
     builder.problem({
       message:
         `no allocation that this reader knows, but messages of types it does not know (${r.unknownNames.join(', ')}): ` +
