@@ -60,6 +60,16 @@ describe.skipIf(!present)('real PyTorch snapshots (../shared/traces/pytorch)', (
     );
   });
 
+  it('bcrafton: caching from the recorded state under capacities below it, past its OOMs, ends (it looped on a released segment until out of heap)', () => {
+    const t = readTrace(BCRAFTON);
+    for (const mib of [100, 120, 147]) {
+      const { report } = replay(t, { allocator: 'caching', capacityBytes: mib * MiB, onOom: 'continue', attribution: false });
+      expect(report.completed).toBe(true);
+      expect(report.summary.oomCount).toBeGreaterThan(0);
+      expect(report.summary.peakReservedBytes).toBeLessThanOrEqual(mib * MiB);
+    }
+  });
+
   it('bcrafton: naive (and every simulating allocator) replays the converted trace', () => {
     const t = readTrace(BCRAFTON);
     for (const def of listAllocators().filter((d) => !d.needsRecordedHistory)) {

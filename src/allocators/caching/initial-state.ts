@@ -6,7 +6,7 @@
 import type { RecordedSegment } from '../../trace/model.js';
 import { formatBytes } from '../../util/bytes.js';
 import type { CachingAllocator } from './allocator.js';
-import { F_UNMAPPED } from './blocks.js';
+import { F_LIVE, F_UNMAPPED } from './blocks.js';
 import { kLargeBuffer, kSmallBuffer } from './sizes.js';
 import { RESERVED_BYTES } from './stats.js';
 
@@ -143,6 +143,12 @@ export class InitialState {
       return -1;
     }
     let b = range.ref;
+    // A segment released since (an OOM among the initial allocations frees cached segments) holds
+    // nothing to place into: its blocks' ids may serve other blocks now.
+    if (((a.flags[b] as number) & F_LIVE) === 0 || (a.ptr[b] as number) < range.start || (a.ptr[b] as number) >= range.end) {
+      this.notPlaced++;
+      return -1;
+    }
     if (addr >= (a.ptr[b] as number)) {
       while (b >= 0 && (a.ptr[b] as number) + (a.size[b] as number) <= addr) b = a.next[b] as number;
     } else {
