@@ -144,7 +144,8 @@ export const csvReader: TraceReader = {
   description: 'CSV with a header row: op,id,size[,step,stream,tag,time]',
   extensions: ['.csv'],
   sniff(head) {
-    const firstLine = head.toString('utf8').split('\n').find((l) => l.trim() !== '' && !l.startsWith('#')) ?? '';
+    // A byte order mark before the first line (an editor's) is not part of it: the reader skips it too.
+    const firstLine = head.toString('utf8').replace(/^\uFEFF/, '').split('\n').find((l) => l.trim() !== '' && !l.startsWith('#')) ?? '';
     const cols = firstLine.toLowerCase().split(',').map((c) => c.trim().replace(/^"|"$/g, ''));
     return cols.includes('op') && cols.includes('id') && cols.includes('size') ? 2 : 0;
   },

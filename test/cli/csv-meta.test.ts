@@ -51,6 +51,17 @@ describe('the metadata line of a CSV trace', () => {
     expect(seen(csv)).toEqual({ name: null, capacityBytes: 4096 });
   });
 
+  it('reads a CSV whose metadata line follows a byte order mark as CSV, from a file or standard input (it was taken for JSON Lines)', () => {
+    const text = '\ufeff# {"format":"memsim-trace","version":1,"meta":{"name":"bom"}}\nop,id,size,step\nalloc,1,10,0\nfree,1,,1\n';
+    const file = join(dir, 'bom.csv');
+    writeFileSync(file, text);
+    for (const [args, input] of [[['validate', file, '--format', 'json'], undefined], [['validate', '-', '--format', 'json'], text]] as const) {
+      const r = runCli([...args], input === undefined ? {} : { input });
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout).trace).toMatchObject({ format: 'csv', name: 'bom', events: 2 });
+    }
+  });
+
   it('refuses a metadata line that is broken or wrong, at its line', () => {
     const broken = join(dir, 'broken.csv');
     writeFileSync(broken, '# {"format":"memsim-trace","version":1,"meta":{"capacityBytes":4\nop,id,size\nalloc,a,1\n');
