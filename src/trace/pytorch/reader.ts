@@ -57,19 +57,15 @@ function readAll(src: ByteSource): Buffer | SpooledInput {
     src.close();
     throw TraceError.at(src.file, undefined, limit);
   }
-  // Standard input that is a file of a known size: spooled at once, not first read into a buffer.
-  if (spools && src.totalBytes >= DIRECT_MIN_BYTES && src.base === 0) {
-    const spooled = spoolInput(src, MAX_SNAPSHOT_BYTES, limit);
-    if (spooled) return spooled;
-    spools = false; // no temporary file can be made: read into memory
-  }
-  while (src.fill()) {
-    if (spools && src.end >= DIRECT_MIN_BYTES && src.base === 0) {
+  // Spooled once DIRECT_MIN_BYTES are held, or at once when the input is a file that large (standard
+  // input given `< file`); where no temporary file can be made, read into memory.
+  do {
+    if (spools && src.base === 0 && (src.totalBytes >= DIRECT_MIN_BYTES || src.end >= DIRECT_MIN_BYTES)) {
       const spooled = spoolInput(src, MAX_SNAPSHOT_BYTES, limit);
       if (spooled) return spooled;
       spools = false;
     }
-  }
+  } while (src.fill());
   return src.buf.subarray(0, src.end);
 }
 
