@@ -112,7 +112,7 @@ export function convertAsRead(opened: OpenedTrace, output: string, format: Write
   } catch (e) {
     // Standard output gets the events before the input's first problem, whole lines (as `cat` gives
     // what it read); a file is left as it was.
-    if (e instanceof TraceError && output === '-') converter.flushQuietly();
+    if (e instanceof TraceError && output === '-') converter.flushQuietly(e);
     out.abandon();
     throw e;
   }
@@ -129,6 +129,8 @@ class ConvertingChecker extends TraceChecker {
   /** The tag of the alloc being read (set by internTag, used by the addAllocId that follows). */
   private tagText: string | undefined;
   private lastStep = 0;
+  /** The line of the last event written. */
+  private lastLine = 0;
   /** The stream of each live allocation on one other than 0, by id. */
   private readonly streamOf = new Map<string, number>();
 
@@ -178,7 +180,11 @@ class ConvertingChecker extends TraceChecker {
     if (a < 0) return a;
     if (step === step) this.lastStep = step;
     if (stream !== 0) this.streamOf.set(idText(buf, s, e, value), stream);
-    this.out?.allocBytes(buf, s, e, sizeBytes, this.lastStep, tag > 0 ? this.tagText : undefined, stream, time, alignBytes);
+    const out = this.out;
+    if (out) {
+      out.allocBytes(buf, s, e, sizeBytes, this.lastStep, tag > 0 ? this.tagText : undefined, stream, time, alignBytes);
+      this.lastLine = line;
+    }
     return a;
   }
 
@@ -192,15 +198,23 @@ class ConvertingChecker extends TraceChecker {
       own = this.streamOf.get(id);
       if (own !== undefined) this.streamOf.delete(id);
     }
-    this.out?.freeBytes(buf, s, e, this.lastStep, stream >= 0 ? stream : (own ?? 0), time);
+    const out = this.out;
+    if (out) {
+      out.freeBytes(buf, s, e, this.lastStep, stream >= 0 ? stream : (own ?? 0), time);
+      this.lastLine = line;
+    }
     return freed;
   }
 
   /**
-   * Writes the lines so far, the last one ended (JSON's events end at the next one's comma); a failure
-   * to write them is left unsaid (the input's problems are the error).
+   * Writes the lines before the input's first problem, the last one ended (JSON's events end at the
+   * next one's comma): an event written before a problem was found on its own line (junk after a JSON
+   * Lines object) is taken back. A failure to write them is left unsaid (the input's problems are the
+   * error).
    */
-  flushQuietly(): void {
+  flushQuietly(error: TraceError): void {
+    const first = error.problems[0];
+    if (this.writer && first !== undefined && first.line === this.lastLine) this.writer.dropLast();
     try {
       this.writer?.flush(true);
     } catch {

@@ -53,6 +53,9 @@ export class EventBytes {
   first = true;
   private buf = new Uint8Array(CHUNK_BYTES + LINE_ROOM);
   private pos = 0;
+  /** Where the last line begins in `buf` (none of it is written before the next line begins), and `first` before it. */
+  private lineStart = 0;
+  private firstBefore = true;
   /** Tags as the format writes them (JSON: with their key; CSV: the field). */
   private readonly tags = new Map<string, Uint8Array>();
   private readonly json: boolean;
@@ -69,6 +72,16 @@ export class EventBytes {
   flush(): void {
     if (this.pos > 0) this.out.bytes(this.buf, this.pos);
     this.pos = 0;
+    this.lineStart = 0;
+  }
+
+  /**
+   * Takes the last line back, unwritten (its event turned out bad after it was written: junk after a
+   * JSON Lines object). Only the last line, and only before the next flush.
+   */
+  dropLast(): void {
+    this.pos = this.lineStart;
+    this.first = this.firstBefore;
   }
 
   /**
@@ -77,15 +90,30 @@ export class EventBytes {
    */
   line(isAlloc: boolean, id: Uint8Array, s: number, e: number, size: number, step: number, tag: string | undefined, stream: number, time: number, align: number): void {
     if (this.pos >= CHUNK_BYTES) this.flush();
+    this.lineStart = this.pos;
+    this.firstBefore = this.first;
     if (this.json) this.jsonLine(isAlloc, id, s, e, size, step, tag, stream, time, align);
     else this.csvLine(isAlloc, id, s, e, size, step, tag, stream, time, align);
   }
 
-  /** Room for `bytes` more than a line's usual room (a long id or tag). */
+  /**
+   * Room for `bytes` more than a line's usual room (a long id or tag): the lines before the one being
+   * written are written, and that one is moved to the start (it is written only once whole).
+   */
   private room(bytes: number): void {
     if (this.pos + bytes + LINE_ROOM <= this.buf.length) return;
-    this.flush();
-    if (bytes + LINE_ROOM > this.buf.length) this.buf = new Uint8Array(bytes + LINE_ROOM);
+    const start = this.lineStart;
+    if (start > 0) this.out.bytes(this.buf, start);
+    const begun = this.pos - start;
+    if (begun + bytes + LINE_ROOM > this.buf.length) {
+      const grown = new Uint8Array(begun + bytes + LINE_ROOM);
+      grown.set(this.buf.subarray(start, this.pos));
+      this.buf = grown;
+    } else {
+      this.buf.copyWithin(0, start, this.pos);
+    }
+    this.pos = begun;
+    this.lineStart = 0;
   }
 
   private put(bytes: Uint8Array): void {

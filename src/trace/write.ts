@@ -168,6 +168,14 @@ export class TraceWriter implements EventSink {
     this.out.flush();
   }
 
+  /**
+   * Takes back the last event written by {@link allocBytes} or {@link freeBytes}, before anything
+   * else is written (see EventBytes.dropLast).
+   */
+  dropLast(): void {
+    this.lines?.dropLast();
+  }
+
   /** Gives the output up without finishing it (the input turned out bad half-way). */
   abandon(): void {
     this.out.abandon();

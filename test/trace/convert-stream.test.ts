@@ -193,6 +193,22 @@ describe('memsim convert from a pipe', () => {
       '{"op":"free","id":"a","step":1}',
     ]);
   });
+
+  it('standard output never gets an event of a line found bad after it was read (junk after a JSON Lines object)', () => {
+    const head = '{"format":"memsim-trace","version":1,"meta":{}}\n';
+    const a = '{"op":"alloc","id":"a","size":10,"step":0}';
+    const junkB = '{"op":"alloc","id":"b","size":10,"step":0} junk';
+    const jsonl = runCli(['convert', '-', '-', '--format', 'jsonl'], { input: `${head}${a}\n${junkB}\n{"op":"free","id":"a","step":0}\n` });
+    expect(jsonl.code).toBe(2);
+    expect(jsonl.stderr).toContain('-:3:44: unexpected "j" after the event');
+    expect(jsonl.stdout).toBe(`${head}${a}\n`);
+    const json = runCli(['convert', '-', '-', '--format', 'json'], { input: `${head}${a}\n${junkB}\n` });
+    expect(json.stdout).toBe(`{"format":"memsim-trace","version":1,"meta":{},"events":[\n${a}\n`);
+    // The first event taken back: the document has no event, its header line whole.
+    const first = runCli(['convert', '-', '-', '--format', 'json'], { input: `${head}${junkB}\n${a}\n` });
+    expect(first.code).toBe(2);
+    expect(first.stdout).toBe('{"format":"memsim-trace","version":1,"meta":{},"events":[\n');
+  });
 });
 
 describe('memsim convert through a link to the file it reads', () => {
@@ -310,6 +326,26 @@ describe('event lines as bytes (write-bytes.ts)', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('hold ids longer than a line\'s room, and a line is written only whole (takes its last line back)', () => {
+    const dir = tempDir();
+    // Ids of 400 KiB: each meets the buffer's end at a different place (moved, or the buffer grown).
+    const ids = ['a', 'x'.repeat(400 << 10), 'b', 'é'.repeat(300 << 10), 'q"'.repeat(150 << 10), 'c'];
+    for (const format of ['json', 'jsonl', 'csv'] as const) {
+      const asText = new TraceWriter(join(dir, 'text'), format, {});
+      const asBytes = new TraceWriter(join(dir, 'bytes'), format, {});
+      for (const id of ids) {
+        const b = Buffer.from(id, 'utf8');
+        asText.alloc(id, b.length, 0);
+        asBytes.allocBytes(b, 0, b.length, 1, 1, undefined, 0, NaN, 64);
+        asBytes.dropLast();
+        asBytes.allocBytes(b, 0, b.length, b.length, 0, undefined, 0, NaN, 64);
+      }
+      asText.end();
+      asBytes.end();
+      expect(readFileSync(join(dir, 'bytes')).equals(readFileSync(join(dir, 'text')))).toBe(true);
+    }
   });
 
   it('the two kinds of call may take turns on one writer', () => {
