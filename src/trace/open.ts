@@ -40,6 +40,9 @@ export function detectReader(path: string, head: Buffer, format?: string): Trace
   return best;
 }
 
+/** The least of an input's first bytes that its format is told from (all of it when shorter). */
+const SNIFF_BYTES = 4096;
+
 /** An input opened, its first chunk read and its format told. */
 export interface OpenedTrace {
   path: string;
@@ -55,7 +58,9 @@ export function openTrace(path: string, options: ReadOptions = {}, whole?: Uint8
   // Read 256 KiB at a time (into a buffer of twice that): each page of the buffer is fresh memory,
   // a page fault on first touch, and the readers need no more than 64 KiB ahead of a record.
   const src = new ByteSource(path, 1 << 18, options.onProgress, whole);
-  src.fill();
+  // A pipe's first read may bring a few bytes only (a writer that writes a byte at a time): the
+  // format is told from at least SNIFF_BYTES, or the whole input when shorter.
+  while (src.fill() && src.end < SNIFF_BYTES);
   const head = src.buf.subarray(0, Math.min(src.end, 64 * 1024));
   return { path, src, reader: detectReader(path, head, options.format) };
 }

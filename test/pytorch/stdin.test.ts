@@ -153,4 +153,17 @@ describe('a large snapshot on standard input', () => {
     expect(JSON.parse(r.stdout).trace.events).toBe(2);
     expect(readFileSync(file).length).toBe(buf.length);
   });
+
+  it('is told from more than a first read of one byte (a writer that writes a byte, then the rest)', () => {
+    const small = join(dir, 'small.pickle');
+    writeFileSync(small, pickle({ segments: [segment({ address: A, blocks: [{ size: 2 * MiB, state: 'inactive' }] })], device_traces: [[entry('alloc', A, 512), entry('free_completed', A, 512)]] }));
+    const bin = join(ROOT, 'bin', 'memsim.js');
+    const slowly = (input: string): ReturnType<typeof spawnSync> =>
+      spawnSync('sh', ['-c', `(${input}) | "${process.execPath}" "${bin}" validate -`], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const pickled = slowly(`head -c 1 "${small}"; sleep 0.2; tail -c +2 "${small}"`);
+    expect(pickled.stderr).toBe('');
+    expect(pickled.stdout).toContain('ok - (pytorch-snapshot): 2 events');
+    const csv = slowly(`printf o; sleep 0.2; printf 'p,id,size,step\\nalloc,a,1,0\\n'`);
+    expect(csv.stdout).toContain('ok - (csv): 1 events');
+  });
 });
