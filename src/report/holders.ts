@@ -50,16 +50,27 @@ export function holderColumns(groupBy: GroupBy): Column[] {
   ];
 }
 
-/** The peak moments to show: one when both peaks are the same event, else both. */
-export function peakMoments(a: AttributionSection): { title: string; moment: MomentHolders }[] {
+/**
+ * `event N`, and ` (window opened)` when N is `openedAt`: the last of the events that rebuild the
+ * state when a recorded window opened (a trace's `initialEvents - 1`; see sim/replay.ts). `inParens`:
+ * for text already in parentheses (`, when the window opened`).
+ */
+export function eventAt(event: number, openedAt: number, inParens = false): string {
+  const text = `event ${formatCount(event)}`;
+  if (event !== openedAt) return text;
+  return inParens ? `${text}, when the window opened` : `${text} (window opened)`;
+}
+
+/** The peak moments to show: one when both peaks are the same event, else both. `openedAt`: see {@link eventAt}. */
+export function peakMoments(a: AttributionSection, openedAt: number): { title: string; moment: MomentHolders }[] {
   const out: { title: string; moment: MomentHolders }[] = [];
   const { peakLive, peakReserved } = a;
   if (peakLive && peakReserved && peakLive.event === peakReserved.event) {
-    out.push({ title: `held at the peak (event ${formatCount(peakLive.event)}: peak live and peak reserved)`, moment: peakLive });
+    out.push({ title: `held at the peak (${eventAt(peakLive.event, openedAt, true)}: peak live and peak reserved)`, moment: peakLive });
     return out;
   }
-  if (peakLive) out.push({ title: `held at the peak of live bytes (event ${formatCount(peakLive.event)})`, moment: peakLive });
-  if (peakReserved) out.push({ title: `held at the peak of reserved bytes (event ${formatCount(peakReserved.event)})`, moment: peakReserved });
+  if (peakLive) out.push({ title: `held at the peak of live bytes (${eventAt(peakLive.event, openedAt, true)})`, moment: peakLive });
+  if (peakReserved) out.push({ title: `held at the peak of reserved bytes (${eventAt(peakReserved.event, openedAt, true)})`, moment: peakReserved });
   return out;
 }
 

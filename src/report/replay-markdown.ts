@@ -68,7 +68,7 @@ export function renderReplayMarkdown(r: ReplayReport): string {
   );
   const a = r.attribution;
   if (a) {
-    for (const { title, moment } of peakMoments(a)) {
+    for (const { title, moment } of peakMoments(a, r.trace.initialEvents - 1)) {
       out.push('', `<details><summary>${title[0]?.toUpperCase()}${title.slice(1)}, ${groupedBy(a)}</summary>`, '', holdersMarkdown(moment, a.groupBy), '', '</details>');
     }
   }

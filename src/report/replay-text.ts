@@ -5,7 +5,7 @@ import { formatBytes, formatCount, formatPercent, nativeLines, painter, type Ren
 import { oomAt, oomExplanation, oomWhat, oomWhere } from './oom-where.js';
 import type { ChalkInstance } from 'chalk';
 import type { GroupBy, MomentHolders } from '../attribution/index.js';
-import { groupedBy, holderColumns, holderRows, peakMoments } from './holders.js';
+import { eventAt, groupedBy, holderColumns, holderRows, peakMoments } from './holders.js';
 import { DEFAULT_WIDTH, tableLines, wrap, wrapHanging } from './layout.js';
 import { type RealRunOom, realOomAt, realOomTitle, realOomVerdict, realRunOoms } from './real-ooms.js';
 
@@ -35,7 +35,7 @@ function summaryTable(r: ReplayReport, width: number): string[] {
   const s = r.summary;
   // The last of the events that rebuild the state when the trace's window opened (see sim/replay.ts).
   const opened = r.trace.initialEvents - 1;
-  const at = (event: number): string => (event < 0 ? '' : `event ${formatCount(event)}${event === opened ? ' (window opened)' : ''}`);
+  const at = (event: number): string => (event < 0 ? '' : eventAt(event, opened));
   const rows = [
     ['peak live (lower bound)', formatBytes(s.peakLiveBytes), at(s.peakLiveEvent)],
     ['peak allocated', formatBytes(s.peakAllocatedBytes), ''],
@@ -64,7 +64,7 @@ function peakHolders(r: ReplayReport, c: ChalkInstance, width: number): string[]
   const a = r.attribution;
   if (!a) return [];
   const out: string[] = [];
-  for (const { title, moment } of peakMoments(a)) out.push(...wrap(`${title}, ${groupedBy(a)}`, width).map((l) => c.bold(l)), ...holdersText(moment, a.groupBy, '', width), '');
+  for (const { title, moment } of peakMoments(a, r.trace.initialEvents - 1)) out.push(...wrap(`${title}, ${groupedBy(a)}`, width).map((l) => c.bold(l)), ...holdersText(moment, a.groupBy, '', width), '');
   return out;
 }
 

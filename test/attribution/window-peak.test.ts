@@ -53,10 +53,12 @@ describe('a peak that the state when the window opened equals', () => {
     expect(report.summary.peakReservedEvent).toBe(0);
   });
 
-  it('the text report says so', () => {
+  it('the text and Markdown reports say so', () => {
     const r = runCli(['replay', file]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/peak reserved +│ +20\.00 MiB │ event 1 \(window opened\)/);
-    expect(r.stdout).toContain('held at the peak (event 1: peak live and peak reserved)');
+    expect(r.stdout).toContain('held at the peak (event 1, when the window opened: peak live and peak reserved)');
+    const md = runCli(['replay', file, '--format', 'markdown']);
+    expect(md.stdout).toContain('Held at the peak (event 1, when the window opened: peak live and peak reserved)');
   });
 });
