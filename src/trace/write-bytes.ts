@@ -2,8 +2,7 @@
  * Event lines in memsim's text formats written as UTF-8 bytes a megabyte at a time, without a string
  * per event: ids copied from their bytes, numbers written digit by digit, tags encoded once each. An
  * id that JSON must escape or CSV must quote, and a number that is not a plain integer, go through
- * their text. The lines are those {@link TraceWriter}'s `alloc` and `free` write for the same event,
- * byte for byte (the tests hold the two to each other).
+ * their text. {@link TraceWriter} writes every event through them.
  */
 import type { OutputFile } from '../output/index.js';
 import { writeDecimal } from './id-decimal.js';

@@ -1,7 +1,7 @@
 import { OutputFile } from '../output/index.js';
 import { csvMetaLine } from './csv-meta.js';
 import { DEFAULT_ALIGN_BYTES, OP_ALLOC, type Trace, type TraceMeta } from './model.js';
-import { csvField, EventBytes, type WriteFormat } from './write-bytes.js';
+import { EventBytes, type WriteFormat } from './write-bytes.js';
 
 export type { WriteFormat } from './write-bytes.js';
 
@@ -18,10 +18,10 @@ export interface EventSink {
  */
 export class TraceWriter implements EventSink {
   private readonly out: OutputFile;
-  private first = true;
-  private readonly hasStream: boolean;
-  private readonly hasTime: boolean;
-  private readonly hasAlign: boolean;
+  /** The event lines, written as bytes (see write-bytes.ts). */
+  private readonly lines: EventBytes;
+  /** An id given as text, as UTF-8 bytes. */
+  private idBytes = Buffer.alloc(256);
 
   /**
    * @param path file to write, or `-` for standard output (or an output already open)
@@ -34,9 +34,7 @@ export class TraceWriter implements EventSink {
     columns: { stream?: boolean; time?: boolean; align?: boolean } = {},
   ) {
     this.out = typeof path === 'string' ? new OutputFile(path) : path;
-    this.hasStream = columns.stream ?? false;
-    this.hasTime = columns.time ?? false;
-    this.hasAlign = columns.align ?? false;
+    const cols = { stream: columns.stream ?? false, time: columns.time ?? false, align: columns.align ?? false };
     const header = { format: 'memsim-trace', version: 1, meta };
     if (format === 'json') {
       this.out.write(`{"format":"memsim-trace","version":1,"meta":${JSON.stringify(meta)},"events":[\n`);
@@ -44,45 +42,27 @@ export class TraceWriter implements EventSink {
       this.out.write(JSON.stringify(header) + '\n');
     } else {
       if (Object.keys(meta).length > 0) this.out.write(csvMetaLine(meta));
-      this.out.write(`op,id,size,step,tag${this.hasStream ? ',stream' : ''}${this.hasTime ? ',time' : ''}${this.hasAlign ? ',align' : ''}\n`);
+      this.out.write(`op,id,size,step,tag${cols.stream ? ',stream' : ''}${cols.time ? ',time' : ''}${cols.align ? ',align' : ''}\n`);
     }
-  }
-
-  /** The lines written as bytes (see write-bytes.ts), made when first asked for. */
-  private lines: EventBytes | undefined;
-
-  private get bytes(): EventBytes {
-    if (!this.lines) {
-      this.lines = new EventBytes(this.out, this.format, { stream: this.hasStream, time: this.hasTime, align: this.hasAlign });
-      this.lines.first = this.first;
-    }
-    return this.lines;
-  }
-
-  /** Writes the lines gathered as bytes, before text (the two kinds of call may take turns). */
-  private sync(): void {
-    if (!this.lines) return;
-    this.lines.flush();
-    this.first = this.lines.first;
-    this.lines = undefined;
+    this.lines = new EventBytes(this.out, format, cols);
   }
 
   /**
-   * {@link alloc} with the id as the UTF-8 bytes [s, e) of `id` (a reader's, say) and `time` NaN when
-   * there is none: the same line, written without a string.
+   * An alloc whose id is the UTF-8 bytes [s, e) of `id` (a reader's, say), `time` NaN when it has
+   * none: written without a string.
    */
   allocBytes(id: Uint8Array, s: number, e: number, sizeBytes: number, step: number, tag: string | undefined, stream: number, time: number, alignBytes: number): void {
-    this.bytes.line(true, id, s, e, sizeBytes, step, tag, stream, time, alignBytes);
+    this.lines.line(true, id, s, e, sizeBytes, step, tag, stream, time, alignBytes);
   }
 
-  /** {@link free} as {@link allocBytes} writes an alloc. */
+  /** A free, as {@link allocBytes} writes an alloc. */
   freeBytes(id: Uint8Array, s: number, e: number, step: number, stream: number, time: number): void {
-    this.bytes.line(false, id, s, e, 0, step, undefined, stream, time, DEFAULT_ALIGN_BYTES);
+    this.lines.line(false, id, s, e, 0, step, undefined, stream, time, DEFAULT_ALIGN_BYTES);
   }
 
   /** Writes every event of a whole trace, as {@link allocBytes} and {@link freeBytes} do. */
   events(trace: Trace): void {
-    const lines = this.bytes;
+    const lines = this.lines;
     const { ids, op, alloc, size, step, stream, tag, time, align, tags } = trace;
     let id = new Uint8Array(64);
     for (let i = 0; i < trace.length; i++) {
@@ -107,54 +87,33 @@ export class TraceWriter implements EventSink {
     }
   }
 
-  private jsonEvent(obj: string): void {
-    this.sync();
-    if (this.format === 'json') {
-      this.out.write(this.first ? obj : `,\n${obj}`);
-    } else {
-      this.out.write(obj + '\n');
+  /** The UTF-8 bytes of `id` in {@link idBytes}; returns their end (a lone surrogate is written as U+FFFD, as it is read back). */
+  private encodeId(id: string): number {
+    let buf = this.idBytes;
+    const n = id.length;
+    if (n * 3 > buf.length) buf = this.idBytes = Buffer.alloc(n * 3);
+    for (let k = 0; k < n; k++) {
+      const c = id.charCodeAt(k);
+      if (c >= 0x80) return buf.write(id, 0, 'utf8');
+      buf[k] = c;
     }
-    this.first = false;
+    return n;
   }
 
   alloc(id: string, sizeBytes: number, step: number, tag?: string, stream?: number, time?: number, alignBytes?: number): void {
-    if (this.format === 'csv') {
-      this.sync();
-      let row = `alloc,${csvField(id)},${sizeBytes},${step},${tag === undefined ? '' : csvField(tag)}`;
-      if (this.hasStream) row += `,${stream ?? 0}`;
-      if (this.hasTime) row += `,${time ?? ''}`;
-      if (this.hasAlign) row += `,${alignBytes ?? DEFAULT_ALIGN_BYTES}`;
-      this.out.write(row + '\n');
-      return;
-    }
-    let s = `{"op":"alloc","id":${JSON.stringify(id)},"size":${sizeBytes},"step":${step}`;
-    if (tag !== undefined) s += `,"tag":${JSON.stringify(tag)}`;
-    if (stream !== undefined && stream !== 0) s += `,"stream":${stream}`;
-    if (time !== undefined) s += `,"time":${time}`;
-    if (alignBytes !== undefined && alignBytes !== DEFAULT_ALIGN_BYTES) s += `,"align":${alignBytes}`;
-    this.jsonEvent(s + '}');
+    const e = this.encodeId(id);
+    this.lines.line(true, this.idBytes, 0, e, sizeBytes, step, tag, stream ?? 0, time ?? NaN, alignBytes ?? DEFAULT_ALIGN_BYTES);
   }
 
   free(id: string, step: number, stream?: number, time?: number): void {
-    if (this.format === 'csv') {
-      this.sync();
-      let row = `free,${csvField(id)},,${step},`;
-      if (this.hasStream) row += `,${stream ?? 0}`;
-      if (this.hasTime) row += `,${time ?? ''}`;
-      if (this.hasAlign) row += ',';
-      this.out.write(row + '\n');
-      return;
-    }
-    let s = `{"op":"free","id":${JSON.stringify(id)},"step":${step}`;
-    if (stream !== undefined && stream !== 0) s += `,"stream":${stream}`;
-    if (time !== undefined) s += `,"time":${time}`;
-    this.jsonEvent(s + '}');
+    const e = this.encodeId(id);
+    this.lines.line(false, this.idBytes, 0, e, 0, step, undefined, stream ?? 0, time ?? NaN, DEFAULT_ALIGN_BYTES);
   }
 
   /** Finishes the document and closes the file. */
   end(): void {
-    this.sync();
-    if (this.format === 'json') this.out.write(this.first ? ']}\n' : '\n]}\n');
+    this.lines.flush();
+    if (this.format === 'json') this.out.write(this.lines.first ? ']}\n' : '\n]}\n');
     this.out.close();
   }
 
@@ -163,17 +122,16 @@ export class TraceWriter implements EventSink {
    * last line (its events end at the next one's comma otherwise).
    */
   flush(endLine = false): void {
-    this.sync();
-    if (endLine && this.format === 'json' && !this.first) this.out.write('\n');
+    this.lines.flush();
+    if (endLine && this.format === 'json' && !this.lines.first) this.out.write('\n');
     this.out.flush();
   }
 
   /**
-   * Takes back the last event written by {@link allocBytes} or {@link freeBytes}, before anything
-   * else is written (see EventBytes.dropLast).
+   * Takes back the last event written, before anything else is written (see EventBytes.dropLast).
    */
   dropLast(): void {
-    this.lines?.dropLast();
+    this.lines.dropLast();
   }
 
   /** Gives the output up without finishing it (the input turned out bad half-way). */

@@ -303,7 +303,23 @@ describe('event lines as bytes (write-bytes.ts)', () => {
     align: fc.constantFrom(1, 64, 256, 4096),
   });
 
-  it('are the lines TraceWriter writes from text, byte for byte, in every format and with any CSV columns (fast-check)', () => {
+  /** The line an event is, as the format describes it (JSON through JSON.stringify; CSV quoted as the test's csvField quotes). */
+  function expectedLine(e: fc.infer<typeof event>, format: WriteFormat, columns: boolean): string {
+    const id = Buffer.from(e.id, 'utf8').toString('utf8'); // as written: UTF-8
+    if (format === 'csv') {
+      let row = `${e.alloc ? 'alloc' : 'free'},${csvField(id)},${e.alloc ? e.size : ''},${e.step},${e.alloc && e.tag !== undefined ? csvField(e.tag) : ''}`;
+      if (columns) row += `,${e.stream},${e.time ?? ''},${e.alloc ? e.align : ''}`;
+      return row;
+    }
+    let s = `{"op":"${e.alloc ? 'alloc' : 'free'}","id":${JSON.stringify(id)}${e.alloc ? `,"size":${e.size}` : ''},"step":${e.step}`;
+    if (e.alloc && e.tag !== undefined) s += `,"tag":${JSON.stringify(e.tag)}`;
+    if (e.stream !== 0) s += `,"stream":${e.stream}`;
+    if (e.time !== undefined) s += `,"time":${e.time}`;
+    if (e.alloc && e.align !== 64) s += `,"align":${e.align}`;
+    return `${s}}`;
+  }
+
+  it('are the lines the formats describe, byte for byte, from text and from bytes, in every format and with any CSV columns (fast-check)', () => {
     const dir = tempDir();
     fc.assert(
       fc.property(fc.array(event, { maxLength: 12 }), fc.constantFrom<WriteFormat>('json', 'jsonl', 'csv'), fc.boolean(), (events, format, columns) => {
@@ -322,7 +338,15 @@ describe('event lines as bytes (write-bytes.ts)', () => {
         }
         asText.end();
         asBytes.end();
-        expect(readFileSync(join(dir, 'bytes'), 'utf8')).toBe(readFileSync(join(dir, 'text'), 'utf8'));
+        const lines = events.map((e) => expectedLine(e, format, columns));
+        const body =
+          format === 'json'
+            ? `{"format":"memsim-trace","version":1,"meta":{"name":"n"},"events":[\n${lines.join(',\n')}${lines.length > 0 ? '\n' : ''}]}\n`
+            : format === 'jsonl'
+              ? `{"format":"memsim-trace","version":1,"meta":{"name":"n"}}\n${lines.map((l) => `${l}\n`).join('')}`
+              : `${csvMetaLine({ name: 'n' })}op,id,size,step,tag${columns ? ',stream,time,align' : ''}\n${lines.map((l) => `${l}\n`).join('')}`;
+        expect(readFileSync(join(dir, 'text'), 'utf8')).toBe(body);
+        expect(readFileSync(join(dir, 'bytes'), 'utf8')).toBe(body);
       }),
       { numRuns: 400 },
     );
