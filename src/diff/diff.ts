@@ -7,6 +7,7 @@ import type { StartMode } from '../sim/start.js';
 import type { CapacitySearchMode } from '../sweep/capacity-search.js';
 import { compareTrace, type CompareEntry } from '../sweep/compare.js';
 import type { Trace } from '../trace/model.js';
+import { formatBytes } from '../util/bytes.js';
 import { canonicalConfiguration } from '../util/configuration.js';
 import { VERSION } from '../version.js';
 import { evaluateGrowthGates, type GrowthGate } from './gates.js';
@@ -119,6 +120,12 @@ export async function diffTraces(before: Trace, after: Trace, o: DiffOptions = {
       };
     });
   const capacity = o.capacityBytes;
+  const notes = [...b.skipped.map((s) => `before: skipped ${s.name}: ${s.reason}`), ...a.skipped.map((s) => `after: skipped ${s.name}: ${s.reason}`)];
+  const own = (t: Trace): number => (typeof t.meta.capacityBytes === 'number' ? t.meta.capacityBytes : Infinity);
+  if (capacity === undefined && own(before) !== own(after)) {
+    const text = (x: number): string => (Number.isFinite(x) ? formatBytes(x) : 'unlimited');
+    notes.push(`the traces ran at different capacities, their own (before ${text(own(before))}, after ${text(own(after))}): --capacity runs both at one`);
+  }
   return {
     schema: 'memsim.diff/1',
     tool: { name: 'memsim', version: VERSION },
@@ -132,6 +139,6 @@ export async function diffTraces(before: Trace, after: Trace, o: DiffOptions = {
     top,
     allocators: entries,
     gates: evaluateGrowthGates(entries, o.gates ?? []),
-    notes: [...b.skipped.map((s) => `before: skipped ${s.name}: ${s.reason}`), ...a.skipped.map((s) => `after: skipped ${s.name}: ${s.reason}`)],
+    notes,
   };
 }

@@ -57,16 +57,33 @@ export function holdersTitle(name: string, which: 'live' | 'reserved', d: Holder
   return `${name}: held at the peak of ${which} bytes (before: event ${ev(d.beforeEvent)}, ${formatBytes(d.beforeLiveBytes)} live; after: event ${ev(d.afterEvent)}, ${formatBytes(d.afterLiveBytes)} live)`;
 }
 
-/** The one line that says what changed: the largest growth of peak reserved (or live), or none. */
-export function diffStatus(entries: readonly DiffEntry[]): { grew: boolean; word: 'grew' | 'shrank' | 'unchanged'; text: string } {
+/** What changed in a diff, in one word: an after trace that runs out of memory where the before one did not is `ooms`. */
+export type DiffWord = 'ooms' | 'grew' | 'shrank' | 'unchanged';
+
+/**
+ * The one line that says what changed: for each allocator its peaks before and after, or, where one
+ * side runs out of memory and the other does not, that (the figures of a run cut at an OOM are those
+ * of its part before it, which do not compare). `grew`: the change is for the worse.
+ */
+export function diffStatus(entries: readonly DiffEntry[]): { grew: boolean; word: DiffWord; text: string } {
   const pct = (d: FigureDelta): string => (d.ratio === null ? signedBytes(d.bytes) : `${d.ratio > 0 ? '+' : ''}${(d.ratio * 100).toFixed(1)}%`);
+  const ooms = (n: number): string => `${formatCount(n)} OOM${n === 1 ? '' : 's'}`;
+  const newOoms = (e: DiffEntry): boolean => e.after.oomCount > e.before.oomCount;
+  const noMoreOoms = (e: DiffEntry): boolean => e.after.oomCount === 0 && e.before.oomCount > 0;
   const parts = entries.map((e) => {
+    if (newOoms(e)) return `${e.name}: runs out of memory after (${ooms(e.after.oomCount)}; before: ${e.before.oomCount === 0 ? 'none' : ooms(e.before.oomCount)})`;
+    if (noMoreOoms(e)) return `${e.name}: no longer runs out of memory (before: ${ooms(e.before.oomCount)}), peak reserved ${formatBytes(e.after.peakReservedBytes)} after`;
     const r = e.change.peakReservedBytes;
     const l = e.change.peakLiveBytes;
     return `${e.name}: peak reserved ${formatBytes(e.before.peakReservedBytes)} → ${formatBytes(e.after.peakReservedBytes)} (${pct(r)}), peak live ${formatBytes(e.before.peakLiveBytes)} → ${formatBytes(e.after.peakLiveBytes)} (${pct(l)})`;
   });
-  const grew = entries.some((e) => e.change.peakReservedBytes.bytes > 0 || e.change.peakLiveBytes.bytes > 0);
-  const shrank = entries.every((e) => e.change.peakReservedBytes.bytes <= 0 && e.change.peakLiveBytes.bytes <= 0) && entries.some((e) => e.change.peakReservedBytes.bytes < 0 || e.change.peakLiveBytes.bytes < 0);
-  const word = grew ? 'grew' : shrank ? 'shrank' : 'unchanged';
-  return { grew, word, text: `${word}: ${parts.join('; ')}` };
+  const compared = entries.filter((e) => !newOoms(e) && !noMoreOoms(e));
+  const ooming = entries.some(newOoms);
+  const grew = ooming || compared.some((e) => e.change.peakReservedBytes.bytes > 0 || e.change.peakLiveBytes.bytes > 0);
+  const shrank =
+    compared.every((e) => e.change.peakReservedBytes.bytes <= 0 && e.change.peakLiveBytes.bytes <= 0) &&
+    (entries.some(noMoreOoms) || compared.some((e) => e.change.peakReservedBytes.bytes < 0 || e.change.peakLiveBytes.bytes < 0));
+  const word: DiffWord = ooming ? 'ooms' : grew ? 'grew' : shrank ? 'shrank' : 'unchanged';
+  const head = ooming ? 'runs out of memory' : word;
+  return { grew, word, text: `${head}: ${parts.join('; ')}` };
 }

@@ -6,7 +6,7 @@ import { mdCell, mdTable, mdText } from './replay-markdown.js';
 /** The Markdown report of `diff`: status line first, the figures, the holders' changes collapsed. */
 export function renderDiffMarkdown(r: DiffReport): string {
   const status = diffStatus(r.allocators);
-  const mark = status.word === 'grew' ? '📈' : status.word === 'shrank' ? '📉' : '➖';
+  const mark = status.word === 'ooms' ? '❌' : status.word === 'grew' ? '📈' : status.word === 'shrank' ? '📉' : '➖';
   const out: string[] = [`**${mark} ${mdText(status.text)}**`, ''];
   out.push(`Before \`${mdCell(r.before.path)}\` (${formatCount(r.before.events)} events), after \`${mdCell(r.after.path)}\` (${formatCount(r.after.events)} events); grouped by ${r.groupBy}.`, '');
   out.push(mdTable(['allocator', 'figure', 'before', 'after', 'change'], figureRows(r.allocators, r.minCapacity !== null), ['left', 'left', 'right', 'right', 'right']));

@@ -16,7 +16,7 @@ export function renderDiffText(r: DiffReport, options: RenderOptions = {}): stri
   const by = r.groupBy === 'stack' ? `stack (${r.stackDepth ?? 4} frames)` : r.groupBy;
   const out: string[] = [c.bold(`memsim diff · ${r.allocators.map((e) => e.name).join(', ')} · by ${by}`), ...traceLine('before', r.before, width), ...traceLine('after ', r.after, width)];
   const status = diffStatus(r.allocators);
-  const mark = status.word === 'grew' ? c.red('▲') : status.word === 'shrank' ? c.green('▼') : '=';
+  const mark = status.word === 'ooms' ? c.red('✘') : status.word === 'grew' ? c.red('▲') : status.word === 'shrank' ? c.green('▼') : '=';
   // The status stays one line, for grep and CI logs.
   out.push(`${mark} ${status.text}`, '');
   const figures = [{ head: 'allocator', wrap: 'commas' as const }, { head: 'figure' }, { head: 'before', align: 'right' as const }, { head: 'after', align: 'right' as const }, { head: 'change', align: 'right' as const, wrap: 'words' as const }];

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diffHolders, diffTraces, parseGrowthGate } from '../../src/diff/index.js';
+import { diffHolders, diffTraces, evaluateGrowthGates, parseGrowthGate, type DiffEntry, type DiffSide } from '../../src/diff/index.js';
 import { alloc, free, MiB, runCli, tempDir, traceFromEvents, type EventObject } from '../helpers.js';
 import { entry, segment, settings, writeSnapshot } from '../pytorch/snapshot-helpers.js';
 
@@ -112,9 +112,62 @@ describe('memsim diff', () => {
     expect(JSON.parse(runCli(['diff', b, a, '--format', 'json']).stdout).allocators.map((e: { name: string }) => e.name)).toEqual(['caching']);
   });
 
+  it('an after trace that runs out of memory is no shrink: its peaks stop at the OOM; every growth gate fails, and `oom`', () => {
+    const { b, a } = files();
+    // At 20 MiB the after trace (22 MiB live at its peak) fails at its 4 MiB buffer: its peaks, 18 MiB, are the run's up to there.
+    const r = runCli(['diff', b, a, '-a', 'naive', '-c', '20MiB', '--fail-on', 'growth>5%', '--fail-on', 'oom']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('✘ runs out of memory: naive: runs out of memory after (1 OOM; before: none)');
+    expect(r.stdout).toMatch(/peak live +│ +16\.00 MiB │ +18\.00 MiB │/);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'memsim: gate failed: growth>5%: naive runs out of memory after (1 OOM; before: none)',
+      'memsim: gate failed: oom: naive runs out of memory after (1 OOM)',
+    ]);
+    // The other way, the change mends the OOM: no gate fails, though the peaks "grew" from a run cut short.
+    const back = runCli(['diff', a, b, '-a', 'naive', '-c', '20MiB', '--fail-on', 'growth>5%', '--format', 'markdown']);
+    expect(back.code).toBe(0);
+    expect(back.stdout.split('\n')[0]).toBe('**📉 shrank: naive: no longer runs out of memory (before: 1 OOM), peak reserved 16.00 MiB after**');
+  });
+
+  it('a figure that grows from 0 fails a growth gate; a minimum capacity that none fits after fails its gate', () => {
+    const dir = tempDir();
+    const empty = join(dir, 'empty.csv');
+    writeFileSync(empty, 'op,id,size,step\n');
+    const { b } = files();
+    const r = runCli(['diff', empty, b, '-a', 'naive', '--fail-on', 'peak-live-growth>0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe('memsim: gate failed: peak-live-growth>0: naive peak live grew from 0 B to 16.00 MiB');
+    // A minimum capacity that none fits after (the recorded allocator of a snapshot that ran out of memory).
+    const side = (minCapacityBytes: number | null): DiffSide => ({ completed: true, oomCount: 0, peakLiveBytes: MiB, peakReservedBytes: MiB, minCapacityBytes });
+    const entry = (was: number | null, now: number | null): DiffEntry => ({
+      name: 'recorded',
+      options: {},
+      before: side(was),
+      after: side(now),
+      change: { peakLiveBytes: { bytes: 0, ratio: 0 }, peakReservedBytes: { bytes: 0, ratio: 0 }, minCapacityBytes: null },
+      holders: {} as DiffEntry['holders'],
+      notes: [],
+    });
+    const gate = [parseGrowthGate('min-capacity-growth>0%')];
+    expect(evaluateGrowthGates([entry(16 * MiB, null)], gate)[0]?.failures.map((f) => f.message)).toEqual([
+      'gate failed: min-capacity-growth>0%: recorded minimum capacity 16.00 MiB before; none fits after',
+    ]);
+    expect(evaluateGrowthGates([entry(null, 16 * MiB), entry(null, null)], gate)[0]?.failed).toBe(false);
+  });
+
+  it('says when the traces ran at different capacities of their own', () => {
+    const dir = tempDir();
+    const [b, a] = [join(dir, 'b.csv'), join(dir, 'a.csv')];
+    writeFileSync(b, '# {"format":"memsim-trace","version":1,"meta":{"capacityBytes":8388608}}\nop,id,size,step\nalloc,x,1024,0\n');
+    writeFileSync(a, 'op,id,size,step\nalloc,x,1024,0\n');
+    const r = runCli(['diff', b, a, '-a', 'naive']);
+    expect(r.stdout).toContain('note: the traces ran at different capacities, their own (before 8.00 MiB, after unlimited): --capacity runs both at one');
+    expect(runCli(['diff', b, a, '-a', 'naive', '-c', '1GiB']).stdout).not.toContain('different capacities');
+  });
+
   it('refuses unknown gates and options it cannot place', () => {
     const { b, a } = files();
-    expect(() => parseGrowthGate('shrink>5%')).toThrow('--fail-on: unknown condition "shrink>5%" (known: growth>X, peak-reserved-growth>X, peak-live-growth>X, min-capacity-growth>X)');
+    expect(() => parseGrowthGate('shrink>5%')).toThrow('--fail-on: unknown condition "shrink>5%" (known: growth>X, peak-reserved-growth>X, peak-live-growth>X, min-capacity-growth>X, oom)');
     const r = runCli(['diff', b, a, '--allocators', 'naive,bfc', '--option', 'page=4KiB']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--option names the allocator when the diff runs more than one (naive, bfc)');

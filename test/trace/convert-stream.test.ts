@@ -304,7 +304,7 @@ describe('event lines as bytes (write-bytes.ts)', () => {
   });
 
   /** The line an event is, as the format describes it (JSON through JSON.stringify; CSV quoted as the test's csvField quotes). */
-  function expectedLine(e: fc.infer<typeof event>, format: WriteFormat, columns: boolean): string {
+  function expectedLine(e: typeof event extends fc.Arbitrary<infer T> ? T : never, format: WriteFormat, columns: boolean): string {
     const id = Buffer.from(e.id, 'utf8').toString('utf8'); // as written: UTF-8
     if (format === 'csv') {
       let row = `${e.alloc ? 'alloc' : 'free'},${csvField(id)},${e.alloc ? e.size : ''},${e.step},${e.alloc && e.tag !== undefined ? csvField(e.tag) : ''}`;
