@@ -33,18 +33,30 @@ export function tuneCapacityText(r: TuneReport): string {
   return r.capacityBytes === null ? 'unlimited capacity' : `capacity ${formatBytes(r.capacityBytes)}`;
 }
 
+/**
+ * When nothing that can be tuned fits: that, and the smallest capacity any configuration needs
+ * (`nothing fits at 536.00 MiB: the smallest capacity any configuration needs is 572 MiB (caching)`).
+ */
+export function shortfallText(r: TuneReport, sf: NonNullable<TuneReport['shortfall']>): string {
+  const smallest = sf.smallestMinCapacityBytes === null ? 'none was found' : `${needsText(r, sf.smallestMinCapacityBytes)} (${sf.smallestBy})`;
+  const cap = formatBytes(r.capacityBytes ?? 0);
+  // A reference row that fits is no setting to recommend (naive: a cudaMalloc per tensor).
+  const refs = r.rows.filter((x) => x.reference && x.fits).map((x) => x.name);
+  const head = refs.length === 0 || refs.length === r.rows.length ? `nothing fits at ${cap}` : `no configuration that can be tuned fits at ${cap} (the reference ${refs.join(', ')} does)`;
+  return `${head}: the smallest capacity any configuration needs is ${smallest}`;
+}
+
 /** The headline: what to set (or that nothing fits), in one line without the setting itself. */
 export function verdictText(r: TuneReport): string {
   const rec = r.recommendation;
   const sf = r.shortfall;
   if (sf) {
-    const smallest = sf.smallestMinCapacityBytes === null ? 'none was found' : `${needsText(r, sf.smallestMinCapacityBytes)} (${sf.smallestBy})`;
     const cap = formatBytes(r.capacityBytes ?? 0);
     const why =
       sf.kind === 'capacity'
         ? `the OOMs are capacity: the trace's live bytes alone peak at ${formatBytes(r.lowerBound.peakLiveBytes)}, more than ${cap}, so no setting can help`
         : `the OOMs are fragmentation: the live bytes peak at ${formatBytes(r.lowerBound.peakLiveBytes)}, within ${cap}, so an allocator or setting that wastes less could fit`;
-    return `nothing fits at ${cap}: the smallest capacity any configuration needs is ${smallest}; ${why}`;
+    return `${shortfallText(r, sf)}; ${why}`;
   }
   if (!rec) return 'no allocator here has settings to tune (the rows are for reference)';
   const tried = r.rows.filter((x) => x.allocator === rec.allocator).length;

@@ -83,12 +83,16 @@ export function recommend(ranked: readonly TuneRow[]): TuneRecommendation | null
 }
 
 /**
- * When no row fits at the capacity: the smallest capacity any configuration needs, and whether the
- * OOMs are the trace's (its live bytes alone exceed the capacity) or the allocators'.
+ * When no configuration that can be tuned fits at the capacity (a reference row that fits is no
+ * setting to recommend; rows are all references only where nothing can be tuned): the smallest
+ * capacity any of them needs, and whether the OOMs are the trace's (its live bytes alone exceed the
+ * capacity) or the allocators'.
  */
 export function shortfall(ranked: readonly TuneRow[], capacityBytes: number | null, peakLiveBytes: number): TuneShortfall | null {
-  if (capacityBytes === null || ranked.some((r) => r.fits)) return null;
-  const smallest = [...ranked].filter((r) => r.minCapacityBytes !== null).sort((a, b) => (a.minCapacityBytes as number) - (b.minCapacityBytes as number) || (a.rank - b.rank))[0];
+  const tunable = ranked.filter((r) => !r.reference);
+  const rows = tunable.length > 0 ? tunable : ranked;
+  if (capacityBytes === null || rows.some((r) => r.fits)) return null;
+  const smallest = [...rows].filter((r) => r.minCapacityBytes !== null).sort((a, b) => (a.minCapacityBytes as number) - (b.minCapacityBytes as number) || (a.rank - b.rank))[0];
   return {
     smallestMinCapacityBytes: smallest?.minCapacityBytes ?? null,
     smallestBy: smallest?.name ?? null,

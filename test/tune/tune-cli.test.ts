@@ -86,9 +86,22 @@ describe('memsim tune: the setting that fits', () => {
     expect(unwrap(frag.stdout).split('\n')[0]).toBe(
       '✘ nothing fits at 536.00 MiB: the smallest capacity any configuration needs is 572 MiB (caching); the OOMs are fragmentation: the live bytes peak at 535.06 MiB, within 536.00 MiB, so an allocator or setting that wastes less could fit the closest: unset PYTORCH_CUDA_ALLOC_CONF',
     );
-    expect(frag.stderr.trimEnd().split('\n').at(-1)).toMatch(/^memsim: nothing fits at 536\.00 MiB: the smallest capacity any configuration needs is .*; the OOMs are fragmentation$/);
+    expect(frag.stderr.trimEnd().split('\n').at(-1)).toBe('memsim: nothing fits at 536.00 MiB: the smallest capacity any configuration needs is 572 MiB (caching); the OOMs are fragmentation');
     const cap = json(['tune', trace, '--allocators', 'caching', '--capacity', '500MiB', '--space', 'max_split_size_mb=none', '--space', 'roundup_power2_divisions=off', '--format', 'json']);
     expect(cap.shortfall).toEqual({ smallestMinCapacityBytes: 536 * MiB, smallestBy: 'caching[expandable_segments=true]', kind: 'capacity' });
+  });
+
+  it('a reference row that fits (naive) is no answer: nothing that can be tuned fits, and it exits 1', () => {
+    const args = ['tune', trace, '--allocators', 'naive,caching', '--capacity', '560MiB', '--space', 'expandable_segments=false'];
+    const r = runCli(args);
+    expect(r.code).toBe(1);
+    expect(unwrap(r.stdout).split('\n')[0]).toMatch(
+      /^✘ no configuration that can be tuned fits at 560\.00 MiB \(the reference naive does\): the smallest capacity any configuration needs is 572 MiB \(caching\); the OOMs are fragmentation/,
+    );
+    const j = json([...args, '--format', 'json']);
+    expect(j.recommendation).toMatchObject({ name: 'caching', fits: false });
+    expect(j.rows.find((row: { name: string }) => row.name === 'naive')).toMatchObject({ reference: true, fits: true });
+    expect(j.shortfall).toEqual({ smallestMinCapacityBytes: 572 * MiB, smallestBy: 'caching', kind: 'fragmentation' });
   });
 });
 

@@ -5,11 +5,11 @@ import { renderJson } from '../../report/index.js';
 import { renderTuneHtml } from '../../report/tune-html.js';
 import { renderTuneMarkdown } from '../../report/tune-markdown.js';
 import { renderTuneText } from '../../report/tune-text.js';
+import { shortfallText } from '../../report/tune-answer.js';
 import { runTune } from '../../sweep/tune.js';
 import { assembleTuneReport, mergeTuneParts, parseTunePart } from '../../sweep/tune-report.js';
 import type { TunePart, TuneReport } from '../../sweep/tune-types.js';
 import { readTrace } from '../../trace/read.js';
-import { formatBytes } from '../../util/bytes.js';
 import { splitConfigurations } from '../../util/configuration.js';
 import { GateFailure } from '../errors.js';
 import { htmlDestination, Progress, type ProgressMode, reportWidth, useColor, writeOutput, writeErr } from '../io.js';
@@ -139,8 +139,7 @@ Examples:
         if (o.jsonOutput !== undefined) writeOutput(renderJson(report), o.jsonOutput);
         const sf = report.shortfall;
         if (sf) {
-          const needs = sf.smallestMinCapacityBytes === null ? 'none found' : `${formatBytes(sf.smallestMinCapacityBytes)} (${sf.smallestBy})`;
-          throw new GateFailure(`nothing fits at ${formatBytes(report.capacityBytes ?? 0)}: the smallest capacity any configuration needs is ${needs}; the OOMs are ${sf.kind}`);
+          throw new GateFailure(`${shortfallText(report, sf)}; the OOMs are ${sf.kind}`);
         }
       }),
   );
