@@ -11,7 +11,8 @@ export const inference: Workload = {
   name: 'inference',
   description: 'layer-by-layer inference requests of varying batch size: short-lived activations and workspaces',
   defaultSteps: 50,
-  eventsPerStep: (o) => 6 * (o.layers ?? 16) + 6,
+  // Per request: its input, 4 events a layer (workspace and output allocated, workspace and input freed), the logits' alloc and the last two frees.
+  eventsPerStep: (o) => 4 * (o.layers ?? 16) + 4,
   generate(sink: EventSink, o): void {
     const rng = new Rng(o.seed);
     const ids = new IdSource();

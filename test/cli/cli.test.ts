@@ -155,6 +155,28 @@ describe('memsim gen and convert', () => {
     const r = runCli(['gen', 'inference', '--seq-len', '512']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--seq-len is an option of the training workload, not of inference');
+    expect(runCli(['gen', 'fragmentation', '--layers', '7']).stderr).toBe('memsim: --layers is an option of the training and inference workloads, not of fragmentation\n');
+  });
+
+  it('gen --events comes within a step of the count asked for, for every workload; seeds past 32 bits are refused', () => {
+    const out = join(tempDir(), 'g.jsonl');
+    for (const w of ['training', 'inference', 'fragmentation']) {
+      expect(runCli(['gen', w, '--events', '20000', '--format', 'jsonl', '--output', out]).code).toBe(0);
+      const events = readFileSync(out, 'utf8').trimEnd().split('\n').length - 1; // less the header line
+      expect(events, w).toBeGreaterThanOrEqual(20000 * 0.97);
+      expect(events, w).toBeLessThanOrEqual(20000 * 1.03);
+    }
+    const big = runCli(['gen', 'inference', '--seed', String(2 ** 32), '--steps', '2']);
+    expect(big.code).toBe(2);
+    expect(big.stderr).toBe("memsim: --seed must be at most 4294967295 (seeds are 32-bit: a larger one would repeat a smaller one's trace)\n");
+    expect(runCli(['gen', 'inference', '--seed', String(2 ** 32 - 1), '--steps', '2']).code).toBe(0);
+  });
+
+  it("gen's meta.source is the command line that writes the same trace", () => {
+    const r = runCli(['gen', 'training', '--steps', '2', '--capacity', '1GiB', '--format', 'jsonl']);
+    const source = JSON.parse(r.stdout.split('\n')[0]).meta.source as string;
+    expect(source).toBe('memsim gen training --seed 1 --steps 2 --capacity 1073741824');
+    expect(runCli([...source.split(' ').slice(1), '--format', 'jsonl']).stdout).toBe(r.stdout);
   });
 
   it.each(['training', 'inference', 'fragmentation'])('gen %s writes a valid trace in every format', (w) => {

@@ -4,6 +4,8 @@ import { getWorkload, workloads } from '../../gen/index.js';
 import { TraceWriter } from '../../trace/write.js';
 import { bytesArg, intArg, parseOptions } from '../options.js';
 import { UsageError } from '../../errors.js';
+/** The largest seed: the generator keeps 32 bits of it (gen/rng.ts). */
+const MAX_SEED = 2 ** 32 - 1;
 
 const schema = z.object({
   seed: intArg.default(1),
@@ -44,6 +46,9 @@ Examples:
       if (o.steps !== undefined && o.events !== undefined) throw new UsageError('give --steps or --events, not both');
       if (o.seqLen !== undefined && w.name !== 'training') throw new UsageError(`--seq-len is an option of the training workload, not of ${w.name}`);
       if (o.seqLen !== undefined && o.seqLen < 1) throw new UsageError('--seq-len must be at least 1');
+      if (o.layers !== undefined && w.name === 'fragmentation') throw new UsageError(`--layers is an option of the training and inference workloads, not of ${w.name}`);
+      if (o.layers !== undefined && o.layers < 1) throw new UsageError('--layers must be at least 1');
+      if (o.seed > MAX_SEED) throw new UsageError(`--seed must be at most ${MAX_SEED} (seeds are 32-bit: a larger one would repeat a smaller one's trace)`);
       const shape = {
         ...(o.layers !== undefined ? { layers: o.layers } : {}),
         ...(o.seqLen !== undefined ? { seqLen: o.seqLen } : {}),
@@ -52,7 +57,7 @@ Examples:
       const steps = o.steps ?? (o.events !== undefined ? Math.max(1, Math.ceil(o.events / perStep)) : w.defaultSteps);
       const meta: Record<string, unknown> = {
         name: `${w.name}-seed${o.seed}-steps${steps}`,
-        source: `memsim gen ${w.name} --seed ${o.seed} --steps ${steps}${o.layers !== undefined ? ` --layers ${o.layers}` : ''}${o.seqLen !== undefined ? ` --seq-len ${o.seqLen}` : ''}`,
+        source: `memsim gen ${w.name} --seed ${o.seed} --steps ${steps}${o.layers !== undefined ? ` --layers ${o.layers}` : ''}${o.seqLen !== undefined ? ` --seq-len ${o.seqLen}` : ''}${o.capacity !== undefined ? ` --capacity ${o.capacity}` : ''}`,
       };
       if (o.capacity !== undefined) meta['capacityBytes'] = o.capacity;
       const writer = new TraceWriter(o.output ?? '-', o.format, meta);
