@@ -174,7 +174,7 @@ describe('memsim gen and convert', () => {
 
   it("gen's meta.source is the command line that writes the same trace", () => {
     const r = runCli(['gen', 'training', '--steps', '2', '--capacity', '1GiB', '--format', 'jsonl']);
-    const source = JSON.parse(r.stdout.split('\n')[0]).meta.source as string;
+    const source = JSON.parse(r.stdout.split('\n')[0] as string).meta.source as string;
     expect(source).toBe('memsim gen training --seed 1 --steps 2 --capacity 1073741824');
     expect(runCli([...source.split(' ').slice(1), '--format', 'jsonl']).stdout).toBe(r.stdout);
   });

@@ -121,4 +121,28 @@ describe('time limit and memory budget', () => {
       'memsim: greedy-in-order (objects): 1,000 records need about 62.50 KiB, over the memory budget of 1.00 KiB (--memory-limit); give a larger budget or fewer strategies (--strategy)\n',
     );
   });
+
+  it('the exact search goes as deep as a partition of its largest size (2,000 records) needs, on any call stack', () => {
+    // One partition of 2,000 short-lived records over 1,500 steps (some long-lived ones tie it together):
+    // the search places them one level deeper each, past what the engine's own stack takes (~1,300).
+    let x = 7;
+    const next = (n: number): number => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return x % n;
+    };
+    const lines = ['size,first,last'];
+    for (let i = 0; i < 2000; i++) {
+      const first = next(1501);
+      const len = next(10) < 8 ? next(21) : next(500);
+      lines.push(`${1 + next(1 << 20)},${first},${Math.min(1500, first + len)}`);
+    }
+    const r = runCli(['plan', '-', '--strategy', 'best', '--node-budget', '5000', '--format', 'json'], { input: `${lines.join('\n')}\n` });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const best = JSON.parse(r.stdout).results[0];
+    expect(best).toMatchObject({ strategy: 'best', status: 'ok' });
+    expect(best.search.status).not.toBe('too-large');
+    expect(best.search.partitions).toBe(1);
+    expect(best.search.nodes).toBeGreaterThanOrEqual(2000); // a node per record placed, at least
+  });
 });

@@ -3,6 +3,8 @@ import type { UsageRecords } from '../types.js';
 import { UnallocatedFloors } from './floors.js';
 import { Preorder } from './preorder.js';
 import { RangeMax } from './range-max.js';
+import { hasUnplacedNeighbour, mergeMoved } from './candidates.js';
+import { CALL, DFS, FALSE, type Frame, Frames, PLACE, SavedRanks, type Step, TRUE } from './search-frames.js';
 import type { Partition } from './sweep.js';
 
 export { HEURISTICS } from './preorder.js';
@@ -38,8 +40,7 @@ export class PartitionSearch {
   private readonly rank: Int32Array;
   private readonly preorder: Preorder;
   /** Ranks a piece replaced, restored when it is done (a stack: pieces nest). */
-  private savedRank: Int32Array<ArrayBuffer> = new Int32Array(256);
-  private savedTop = 0;
+  private readonly savedRanks = new SavedRanks();
   private readonly offset: Float64Array;
   private readonly minOff: Float64Array;
   private readonly floors: UnallocatedFloors;
@@ -47,6 +48,8 @@ export class PartitionSearch {
   private readonly cuts: Int32Array;
   private readonly solution: Float64Array;
   private readonly orders: Int32Array<ArrayBuffer>[] = [];
+  /** The search's own stack (see search). */
+  private readonly frames = new Frames();
   /** Per buffer, 1 while its minimum offset rose at the placement the current node follows. */
   private readonly moved: Uint8Array;
   private readonly movedList: Int32Array;
@@ -126,8 +129,8 @@ export class PartitionSearch {
     const first = this.orders[0] ?? (this.orders[0] = new Int32Array(m));
     for (let b = 0; b < m; b++) first[b] = b;
     this.rankPiece(first, m, 0, S); // every minimum offset is 0: the rank order is the dynamic order
-    this.savedTop = 0;
-    if (this.dfs(1, first, m, 0, -1, 0, S, 0)) {
+    this.savedRanks.clear();
+    if (this.search(first, m, 0, S)) {
       let height = 0;
       for (let b = 0; b < m; b++) height = Math.max(height, (this.solution[b] as number) + (this.size[b] as number));
       this.bestHeight = height;
@@ -138,20 +141,71 @@ export class PartitionSearch {
   }
 
   /**
-   * Places every unplaced buffer of the sections [secLo, secHi) (a partition or a piece split off by
-   * decomposition); true when it succeeded, with the offsets recorded in `solution`.
+   * Places every unplaced buffer of the sections [secLo, secHi) of `parent` (the partition, or a piece
+   * split off by decomposition); true when it succeeded, with the offsets recorded in `solution`.
+   *
+   * The search goes as deep as there are buffers to place (and two levels more per piece split off),
+   * which no call stack of a JavaScript engine takes for a partition of some thousands of buffers: its
+   * levels are frames of its own (search-frames.ts). Each kind of frame runs in two parts, before and
+   * after the level it starts below it: a node (`dfs`) tries its candidates in turn, a placement
+   * (`place`) searches what remains (whole, or piece by piece) and undoes itself, a piece (`piece`)
+   * searches its buffers with ranks of its own and restores the others.
    */
-  private dfs(depth: number, parent: Int32Array, count: number, lastOffset: number, lastRank: number, secLo: number, secHi: number, movedFrom: number): boolean {
+  private search(parent: Int32Array, count: number, secLo: number, secHi: number): boolean {
+    const frames = this.frames;
+    let f = 0;
+    frames.at(0).callDfs(1, parent, count, 0, -1, secLo, secHi, 0);
+    let r = this.enter(frames.at(0), 0);
+    for (;;) {
+      if (r === CALL) {
+        f++;
+        r = this.enter(frames.at(f), f);
+        continue;
+      }
+      if (f === 0) return r === TRUE;
+      f--;
+      r = this.resume(frames.at(f), f, r === TRUE);
+    }
+  }
+
+  /** Runs the first part of frame `fr` (at level `f`): a result, or CALL with the level below set up. */
+  private enter(fr: Frame, f: number): Step {
+    return fr.kind === DFS ? this.enterDfs(fr, f) : fr.kind === PLACE ? this.enterPlace(fr, f) : this.enterPiece(fr, f);
+  }
+
+  /** Runs the rest of frame `fr` once the level below returned `ok`. */
+  private resume(fr: Frame, f: number, ok: boolean): Step {
+    if (fr.kind === DFS) {
+      if (ok) return TRUE;
+      if (this.end !== null) return FALSE;
+      // Nothing unplaced overhead: if b at its lowest offset fails, so does every alternative.
+      if (!hasUnplacedNeighbour(this.p, this.offset, fr.order[fr.j] as number)) return FALSE;
+      fr.j++;
+      return this.nextCandidate(fr, f);
+    }
+    if (fr.kind === PLACE) {
+      if (!fr.inPieces || !ok) return this.leavePlace(fr, ok);
+      fr.from = fr.s + 1;
+      fr.s++;
+      return this.nextPiece(fr, f);
+    }
+    this.savedRanks.restore(fr.savedFrom, fr.count, this.rank);
+    return ok ? TRUE : FALSE;
+  }
+
+  /** A node: its unplaced buffers in order, then the first candidate (see nextCandidate). */
+  private enterDfs(fr: Frame, f: number): Step {
     if (this.nodes >= this.limit) {
       this.end = 'nodes';
-      return false;
+      return FALSE;
     }
     this.nodes++;
     if ((this.nodes & 1023) === 0 && this.budget.now() > this.budget.deadlineMs) {
       this.end = 'timeout';
-      return false;
+      return FALSE;
     }
-    const { minOff, size, rank, cap, moved, movedList, minOffUndo } = this;
+    const { minOff, size, moved, movedList, minOffUndo } = this;
+    const { depth, parent, count, movedFrom } = fr;
     // The parent's order minus the buffer it placed, re-sorted by (min offset, preorder). (Every
     // buffer of the parent's order is in this piece: a piece is split off where no unplaced buffer
     // crosses, and its search starts from a list of its own buffers.) Only the buffers whose
@@ -172,8 +226,8 @@ export class PartitionSearch {
       minHeight = Math.min(minHeight, lowest + (size[b] as number));
     }
     for (let q = movedFrom; q < movedTo; q++) moved[minOffUndo[q] as number] = 0;
-    if (r > 0) k = this.mergeMoved(order, k, r);
-    if (k === 0) return true;
+    if (r > 0) k = mergeMoved(order, k, movedList, r, minOff, this.rank);
+    if (k === 0) return TRUE;
     // Every section passed max(offset, floor) + total <= cap when the parent placed its buffer, and
     // the capacity is fixed. Placing b at o raises the floors of b's sections to its top (nothing
     // placed there reaches above o, which is b's minimum offset, and nor does their unallocated
@@ -181,67 +235,37 @@ export class PartitionSearch {
     // is o + total; elsewhere o + total too, since floor + total passed already. So one number per
     // node, the largest total of the piece, decides; and candidates come by increasing o, so the
     // first to fail it (or to be dominated) ends the loop.
-    const largest = this.totals.max(secLo, secHi);
-    for (let j = 0; j < k; j++) {
-      const b = order[j] as number;
+    fr.order = order;
+    fr.k = k;
+    fr.minHeight = minHeight;
+    fr.largest = this.totals.max(fr.secLo, fr.secHi);
+    fr.j = 0;
+    return this.nextCandidate(fr, f);
+  }
+
+  /** The node's candidates from `fr.j` on: CALL to place the next that may fit, or FALSE when none is left. */
+  private nextCandidate(fr: Frame, f: number): Step {
+    const { minOff, size, rank, cap } = this;
+    const { order, k, lastOffset, lastRank, minHeight, largest } = fr;
+    for (; fr.j < k; fr.j++) {
+      const b = order[fr.j] as number;
       const o = minOff[b] as number;
       if (o < lastOffset || (o === lastOffset && (rank[b] as number) < lastRank)) continue; // canonical
-      if (o >= minHeight || o + largest > cap) break; // dominated, or no room: nor for the next ones
+      if (o >= minHeight || o + largest > cap) return FALSE; // dominated, or no room: nor for the next ones
       const top = o + (size[b] as number);
       if (top <= cap) {
-        const ok = this.place(b, o, top, depth, k, secLo, secHi);
-        if (ok) return true;
-        if (this.end !== null) return false;
+        this.frames.at(f + 1).callPlace(b, o, top, fr.depth, k, fr.secLo, fr.secHi);
+        return CALL;
       }
-      // Nothing unplaced overhead: if b at its lowest offset fails, so does every alternative.
-      if (!this.hasUnplacedNeighbour(b)) break;
+      if (!hasUnplacedNeighbour(this.p, this.offset, b)) return FALSE;
     }
-    return false;
+    return FALSE;
   }
 
-  /**
-   * Whether a buffer that overlaps b in time is still unplaced (if none is, nothing can go over b).
-   * Asked only when a candidate has failed, so a scan that usually stops at the first neighbour
-   * costs less than counts kept up to date at every placement and undo.
-   */
-  private hasUnplacedNeighbour(b: number): boolean {
-    const { p, offset } = this;
-    const end = p.overlapStart[b + 1] as number;
-    for (let q = p.overlapStart[b] as number; q < end; q++) if ((offset[p.overlaps[q] as number] as number) < 0) return true;
-    return false;
-  }
-
-  /**
-   * Sorts movedList[0, r) by (minimum offset, rank) and merges it into order[0, k), sorted the same
-   * way, from the back (order has room); returns the new length. The moved buffers were all raised
-   * by one placement, to the same minimum offset, so among them only the ranks decide.
-   */
-  private mergeMoved(order: Int32Array, k: number, r: number): number {
-    const { minOff, rank, movedList } = this;
-    for (let i = 1; i < r; i++) {
-      const x = movedList[i] as number;
-      const rx = rank[x] as number;
-      let j = i;
-      for (; j > 0 && rx < (rank[movedList[j - 1] as number] as number); j--) movedList[j] = movedList[j - 1] as number;
-      movedList[j] = x;
-    }
-    const raised = minOff[movedList[0] as number] as number;
-    let i = k - 1;
-    let j = r - 1;
-    for (let w = k + r - 1; j >= 0; w--) {
-      const y = i >= 0 ? (order[i] as number) : -1;
-      const a = y >= 0 ? (minOff[y] as number) : -Infinity;
-      if (a > raised || (a === raised && (rank[y] as number) > (rank[movedList[j] as number] as number))) {
-        order[w] = y;
-        i--;
-      } else order[w] = movedList[j--] as number;
-    }
-    return k + r;
-  }
-
-  /** Places b at o, searches what remains (splitting it where no buffer crosses any more), undoes. */
-  private place(b: number, o: number, top: number, depth: number, k: number, secLo: number, secHi: number): boolean {
+  /** Places b at o, then searches what remains (splitting it where no buffer crosses any more); undone in leavePlace. */
+  private enterPlace(fr: Frame, f: number): Step {
     const { offset, minOff, size, p, total, cuts } = this;
+    const { b, o, top } = fr;
     const sb = size[b] as number;
     const sLo = p.sectionLo[b] as number;
     const sHi = p.sectionHi[b] as number;
@@ -263,79 +287,90 @@ export class PartitionSearch {
       minOff[u] = raised;
     }
     this.minOffTop = undoTop;
+    fr.minOffFrom = minOffFrom;
     for (let s = sLo; s < sHi; s++) total[s] = (total[s] as number) - sb;
     this.totals.add(sLo, sHi, -sb);
     // Unallocated floor (minimalloc's UpdateSectionData): in every section where a buffer's minimum
     // offset rose, nothing unplaced can start below the lowest minimum offset of its unplaced
     // buffers; check those sections against it. (Elsewhere nothing changed but b's own sections,
     // whose check, top + total, is o plus the total before, which passed.)
-    let ok = this.unallocatedFloorsFit(minOffFrom);
+    const ok = this.unallocatedFloorsFit(minOffFrom);
     // Boundaries inside b's sections that no unplaced buffer crosses any more split the rest.
     let cutsHere = 0;
     for (let s = sLo; s + 1 < sHi; s++) {
       cuts[s] = (cuts[s] as number) - 1;
       if (cuts[s] === 0) cutsHere++;
     }
-    if (!ok) {
-      // pruned by the unallocated floor
-    } else if (cutsHere === 0) {
-      ok = this.dfs(depth + 1, this.orders[depth] as Int32Array, k, o, this.rank[b] as number, secLo, secHi, minOffFrom);
-    } else {
-      // Inside a piece every boundary had a crossing buffer: the zero cuts now are the new ones.
-      ok = true;
-      let from = secLo;
-      for (let s = secLo; s < secHi && ok; s++) {
-        if (s + 1 < secHi && cuts[s] !== 0) continue;
-        ok = this.solvePiece(depth, k, from, s + 1);
-        from = s + 1;
-      }
+    if (!ok) return this.leavePlace(fr, false); // pruned by the unallocated floor
+    if (cutsHere === 0) {
+      fr.inPieces = false;
+      this.frames.at(f + 1).callDfs(fr.depth + 1, this.orders[fr.depth] as Int32Array, fr.count, o, this.rank[b] as number, fr.secLo, fr.secHi, minOffFrom);
+      return CALL;
     }
+    // Inside a piece every boundary had a crossing buffer: the zero cuts now are the new ones.
+    fr.inPieces = true;
+    fr.from = fr.secLo;
+    fr.s = fr.secLo;
+    return this.nextPiece(fr, f);
+  }
+
+  /** The placement's pieces from section `fr.s` on: CALL to solve the next, or the placement's end when all are solved. */
+  private nextPiece(fr: Frame, f: number): Step {
+    const { cuts } = this;
+    for (; fr.s < fr.secHi; fr.s++) {
+      const s = fr.s;
+      if (s + 1 < fr.secHi && cuts[s] !== 0) continue;
+      this.frames.at(f + 1).callPiece(fr.depth, fr.count, fr.from, s + 1);
+      return CALL;
+    }
+    return this.leavePlace(fr, true);
+  }
+
+  /** Undoes the placement of `fr` and returns `ok`. */
+  private leavePlace(fr: Frame, ok: boolean): Step {
+    const { offset, minOff, size, p, total, cuts } = this;
+    const b = fr.b;
+    const sb = size[b] as number;
+    const sLo = p.sectionLo[b] as number;
+    const sHi = p.sectionHi[b] as number;
+    const minOffFrom = fr.minOffFrom;
+    const undo = this.minOffUndo;
+    const undoVal = this.minOffUndoVal;
     for (let s = sLo; s + 1 < sHi; s++) cuts[s] = (cuts[s] as number) + 1;
     for (let s = sLo; s < sHi; s++) total[s] = (total[s] as number) + sb;
     this.totals.add(sLo, sHi, sb);
     for (let q = this.minOffTop - 1; q >= minOffFrom; q--) minOff[undo[q] as number] = undoVal[q] as number;
     this.minOffTop = minOffFrom;
     offset[b] = -1;
-    minOff[b] = o;
-    return ok;
+    minOff[b] = fr.o;
+    return ok ? TRUE : FALSE;
   }
 
   /**
-   * Solves the piece [secLo, secHi) that a decomposition split off below depth `depth`, as
-   * minimalloc's SubSolve: its unplaced buffers (taken from that depth's order, into the next
-   * depth's array, which the piece's search reads as its parent order) are preordered afresh with
-   * the section totals of what is still unplaced, and searched from offset 0 with any preorder.
+   * The piece [secLo, secHi) that a decomposition split off below depth `depth`, as minimalloc's
+   * SubSolve: its unplaced buffers (taken from that depth's order, into the next depth's array,
+   * which the piece's search reads as its parent order) are preordered afresh with the section
+   * totals of what is still unplaced, and searched from offset 0 with any preorder; their ranks are
+   * restored in `resume`.
    */
-  private solvePiece(depth: number, count: number, secLo: number, secHi: number): boolean {
+  private enterPiece(fr: Frame, f: number): Step {
     const { offset, p } = this;
+    const { depth, secLo, secHi } = fr;
     const parent = this.orders[depth] as Int32Array;
     const list = this.orders[depth + 1] ?? (this.orders[depth + 1] = new Int32Array(this.m));
     let n = 0;
-    for (let j = 0; j < count; j++) {
+    for (let j = 0; j < fr.count; j++) {
       const b = parent[j] as number;
       if ((offset[b] as number) >= 0 || (p.sectionLo[b] as number) >= secHi || (p.sectionHi[b] as number) <= secLo) continue;
       list[n++] = b;
     }
-    if (n === 0) return true;
-    // (buffer, rank) pairs: the list is re-sorted below, so the order alone would not do.
-    const savedFrom = this.savedTop;
-    if (savedFrom + 2 * n > this.savedRank.length) {
-      const grown = new Int32Array(Math.max(2 * this.savedRank.length, savedFrom + 2 * n));
-      grown.set(this.savedRank);
-      this.savedRank = grown;
-    }
-    for (let j = 0; j < n; j++) {
-      const b = list[j] as number;
-      this.savedRank[savedFrom + 2 * j] = b;
-      this.savedRank[savedFrom + 2 * j + 1] = this.rank[b] as number;
-    }
-    this.savedTop = savedFrom + 2 * n;
+    if (n === 0) return TRUE;
+    fr.savedFrom = this.savedRanks.save(list, n, this.rank);
+    fr.count = n; // the ranks to restore
     this.rankPiece(list, n, secLo, secHi);
     this.preorder.sortByOffset(list, 0, n, this.minOff, this.rank);
-    const ok = this.dfs(depth + 2, list, n, 0, -1, secLo, secHi, this.minOffTop);
-    for (let j = 0; j < n; j++) this.rank[this.savedRank[savedFrom + 2 * j] as number] = this.savedRank[savedFrom + 2 * j + 1] as number;
-    this.savedTop = savedFrom;
-    return ok;
+    this.frames.at(f + 1).callDfs(depth + 2, list, n, 0, -1, secLo, secHi, this.minOffTop);
+    return CALL;
   }
 
   /**
