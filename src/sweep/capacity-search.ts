@@ -9,7 +9,7 @@
  *    the live bytes), so the grid starts at kMin = ceil(peakLive / step); the capacity below it is a
  *    failure without a replay.
  * 2. Upper end: start at the hint (peak reserved of a run that fitted, usually the unlimited run,
- *    rounded up) and, while it fails, gallop upwards with doubling increments (1, 2, 4, … steps), so
+ *    rounded up), or at a capacity known to fit when that is lower, and, while it fails, gallop upwards with doubling increments (1, 2, 4, … steps), so
  *    that a hint that misses by a little costs little and one that misses by a lot costs log2 of it.
  * 3. Bisection between the last failure and the first fit, starting one step below the fit (the
  *    hint is often exact, and then that one replay ends the search).
@@ -59,6 +59,13 @@ export interface CapacitySearchOptions {
   maxBytes?: number;
   /** Replays already run outside the search (the hint's run), counted in `replays`. */
   extraReplays?: number;
+  /**
+   * A capacity known to fit without a replay of the search's (the compared run's, which fitted), when
+   * on the grid: the search looks no higher than it, so that its answer is never above a capacity
+   * that the same row fits at (an allocator that holds more when it may, such as lifetime-pool whose
+   * pools are built only where they fit, needs more at unlimited capacity than at this one).
+   */
+  knownFitBytes?: number | null;
 }
 
 /**
@@ -97,6 +104,11 @@ export function searchMinCapacity(fits: (capacityBytes: number) => boolean, o: C
   // lo: a grid point known to fail (kMin - 1 fails without a replay); hi: one that fits.
   let lo = kMin - 1;
   let hi = Math.max(kMin, hintK ?? kMin);
+  const known = o.knownFitBytes;
+  if (known !== undefined && known !== null && known % step === 0 && known / step >= kMin && known / step <= kMax) {
+    memo.set(known / step, true);
+    hi = Math.min(hi, known / step);
+  }
   for (let inc = 1; !test(hi); inc *= 2) {
     lo = hi;
     if (hi >= kMax) return result(null, 'none');

@@ -72,6 +72,7 @@ export function runJob(trace: Trace, job: CompareJob, build: (ref: ContenderRef)
     hintBytes: hint,
     mode: job.search.mode,
     extraReplays,
+    knownFitBytes: job.capacityBytes !== Infinity && runFits(run) ? job.capacityBytes : null,
   });
   return { run, search };
 }

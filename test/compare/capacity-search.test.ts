@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { searchMinCapacity } from '../../src/sweep/capacity-search.js';
+import { MiB, ROOT, runCli } from '../helpers.js';
 
 const KiB = 1024;
 
@@ -79,6 +81,27 @@ describe('searchMinCapacity', () => {
     expect(s.guarantee).toBe('scanned');
   });
 
+  it('never answers above a capacity known to fit (the compared run), though the hint is higher', () => {
+    // Fits at 6 and from 20 on (an allocator that holds more when it may); the unlimited run's peak
+    // is 25, the compared run fitted at 9 (not replayed again).
+    const fitting = (k: number) => k === 6 || k === 9 || k >= 20;
+    const known = picky(KiB, fitting);
+    const r = searchMinCapacity(known.fits, { peakLiveBytes: 5 * KiB, stepBytes: KiB, hintBytes: 25 * KiB, knownFitBytes: 9 * KiB });
+    // From 9 (known, no replay): 8 fails, and 9 is the answer (the step below fails; `scan` would find 6).
+    expect(known.calls).toEqual([8]);
+    expect(r.minCapacityBytes).toBe(9 * KiB);
+    expect(r.guarantee).toBe('step-below-fails');
+    // Without it: from the hint, 24 T, bisection down to 20, whose step below fails.
+    const blind = picky(KiB, fitting);
+    expect(searchMinCapacity(blind.fits, { peakLiveBytes: 5 * KiB, stepBytes: KiB, hintBytes: 25 * KiB }).minCapacityBytes).toBe(20 * KiB);
+    // A known fit off the grid, or above the hint, changes nothing.
+    for (const knownFitBytes of [9 * KiB + 1, 30 * KiB]) {
+      const other = picky(KiB, fitting);
+      searchMinCapacity(other.fits, { peakLiveBytes: 5 * KiB, stepBytes: KiB, hintBytes: 25 * KiB, knownFitBytes });
+      expect(other.calls).toEqual(blind.calls);
+    }
+  });
+
   it('is exact for any monotone allocator, whatever the hint (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 3000 }), fc.option(fc.integer({ min: 0, max: 20000 })), fc.integer({ min: 1, max: 64 }), (live, extra, hint, step) => {
@@ -104,13 +127,32 @@ describe('searchMinCapacity', () => {
       fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 45 }), fc.boolean(), (pattern, hintK, scan) => {
         // Grid index k fits per the pattern, and everything past the pattern fits.
         const fitting = (k: number) => (k < pattern.length ? (pattern[k] as boolean) : true);
-        const r = searchMinCapacity((c) => fitting(c), { peakLiveBytes: 0, stepBytes: 1, hintBytes: hintK, mode: scan ? 'scan' : 'bisect' });
+        // A capacity known to fit, at times: the answer is never above it.
+        const knownK = [...pattern, true].indexOf(true, hintK % (pattern.length + 1));
+        const knownFitBytes = hintK % 3 === 0 ? knownK : null;
+        const r = searchMinCapacity((c) => fitting(c), { peakLiveBytes: 0, stepBytes: 1, hintBytes: hintK, mode: scan ? 'scan' : 'bisect', knownFitBytes });
         const k = r.minCapacityBytes as number;
         expect(fitting(k)).toBe(true);
+        if (knownFitBytes !== null) expect(k).toBeLessThanOrEqual(knownFitBytes);
         if (k > 0) expect(fitting(k - 1)).toBe(false);
         if (scan) expect(k).toBe([...pattern, true].indexOf(true));
         expect(r.tried.map((t) => t.fits)).toEqual(r.tried.map((t) => fitting(t.capacityBytes)));
       }),
     );
+  });
+});
+
+describe('compare --min-capacity against the compared run', () => {
+  it('a row that fits at the capacity compared needs no more than it (lifetime-pool, whose pools are built only where they fit)', () => {
+    const trace = join(ROOT, 'traces', 'training.json');
+    const row = 'lifetime-pool[start_step=2,stable_steps=5]';
+    const r = runCli(['compare', trace, '-a', row, '-c', '10GiB', '--min-capacity', '--format', 'json']);
+    expect(r.code).toBe(0);
+    const e = JSON.parse(r.stdout).allocators[0];
+    expect(e.summary.oomCount).toBe(0);
+    expect(e.minCapacityBytes).toBeLessThanOrEqual(10 * 1024 * MiB);
+    // The answer fits, and the step below fails, as replay says.
+    expect(runCli(['replay', trace, '-a', row, '-c', String(e.minCapacityBytes)]).code).toBe(0);
+    expect(runCli(['replay', trace, '-a', row, '-c', String(e.minCapacityBytes - MiB)]).code).toBe(1);
   });
 });
