@@ -87,7 +87,8 @@ export function tableRows(r: CompareReport): string[][] {
       formatCount(e.rank),
       e.kind === 'planner' ? `${e.name} (offline bound)` : e.name,
       formatBytes(s.peakReservedBytes),
-      s.oomCount > 0 && !e.completed ? '–' : formatSignedPercent(s.overheadVsLowerBound),
+      // A row that failed requests served less than the trace holds: its overhead is not against the bound.
+      s.oomCount > 0 ? '–' : formatSignedPercent(s.overheadVsLowerBound),
       formatPercent(s.utilization),
       formatPercent(s.internalFragmentation),
       formatPercent(s.externalFragmentation),

@@ -31,6 +31,8 @@ export function holdersMarkdown(m: MomentHolders, groupBy: GroupBy): string {
 /** The Markdown report of a replay: status line first, tables, detail in `<details>`. */
 export function renderReplayMarkdown(r: ReplayReport): string {
   const s = r.summary;
+  // A run that failed requests served less than the trace holds: its peak of live bytes is no bound.
+  const cut = s.oomCount > 0 && s.peakLiveBytes !== r.trace.peakLiveBytes;
   const out: string[] = [];
   const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes)}`;
   const real = realRunOoms(r);
@@ -53,13 +55,18 @@ export function renderReplayMarkdown(r: ReplayReport): string {
     mdTable(
       ['figure', 'value'],
       [
-        ['peak live (lower bound)', formatBytes(s.peakLiveBytes)],
+        ...(cut
+          ? [
+              ['peak live served', formatBytes(s.peakLiveBytes)],
+              ["lower bound (the trace's peak live)", formatBytes(r.trace.peakLiveBytes)],
+            ]
+          : [['peak live (lower bound)', formatBytes(s.peakLiveBytes)]]),
         ['peak allocated', formatBytes(s.peakAllocatedBytes)],
         ['peak reserved', formatBytes(s.peakReservedBytes)],
         ['utilization', formatPercent(s.utilization)],
         ['fragmentation', formatPercent(s.fragmentation)],
         ['internal / external fragmentation at peak', `${formatPercent(s.internalFragmentation)} / ${formatPercent(s.externalFragmentation)}`],
-        ['overhead vs lower bound', formatPercent(s.overheadVsLowerBound)],
+        ['overhead vs lower bound', cut ? '– (not every request served)' : formatPercent(s.overheadVsLowerBound)],
         ['device calls (alloc / free)', `${formatCount(s.deviceAllocCalls)} / ${formatCount(s.deviceFreeCalls)}`],
         ['OOMs', formatCount(s.oomCount)],
       ],

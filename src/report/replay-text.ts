@@ -36,15 +36,22 @@ function summaryTable(r: ReplayReport, width: number): string[] {
   // The last of the events that rebuild the state when the trace's window opened (see sim/replay.ts).
   const opened = r.trace.initialEvents - 1;
   const at = (event: number): string => (event < 0 ? '' : eventAt(event, opened));
+  // A run that failed requests served less than the trace holds: its peak of live bytes is no bound.
+  const cut = s.oomCount > 0 && s.peakLiveBytes !== r.trace.peakLiveBytes;
   const rows = [
-    ['peak live (lower bound)', formatBytes(s.peakLiveBytes), at(s.peakLiveEvent)],
+    ...(cut
+      ? [
+          ['peak live served', formatBytes(s.peakLiveBytes), at(s.peakLiveEvent)],
+          ['lower bound', formatBytes(r.trace.peakLiveBytes), "the trace's peak live"],
+        ]
+      : [['peak live (lower bound)', formatBytes(s.peakLiveBytes), at(s.peakLiveEvent)]]),
     ['peak allocated', formatBytes(s.peakAllocatedBytes), ''],
     ['peak reserved', formatBytes(s.peakReservedBytes), at(s.peakReservedEvent)],
     ['utilization', formatPercent(s.utilization), 'peak live / peak reserved'],
     ['fragmentation', formatPercent(s.fragmentation), '1 - utilization'],
     ['internal fragmentation', formatPercent(s.internalFragmentation), 'at peak reserved'],
     ['external fragmentation', formatPercent(s.externalFragmentation), 'at peak reserved'],
-    ['overhead vs lower bound', formatPercent(s.overheadVsLowerBound), ''],
+    cut ? ['overhead vs lower bound', '–', 'not every request served'] : ['overhead vs lower bound', formatPercent(s.overheadVsLowerBound), ''],
     ['device calls', `${formatCount(s.deviceAllocCalls)} / ${formatCount(s.deviceFreeCalls)}`, 'alloc / free'],
     ['final live / allocated', `${formatBytes(s.finalLiveBytes)} / ${formatBytes(s.finalAllocatedBytes)}`, ''],
     ['final reserved', formatBytes(s.finalReservedBytes), ''],

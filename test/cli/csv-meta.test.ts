@@ -20,7 +20,7 @@ describe('the metadata line of a CSV trace', () => {
     expect(runCli(['gen', 'training', '--steps', '2', '--format', 'csv', '--capacity', '1GiB', '--output', csv]).code).toBe(0);
     const [first, header] = readFileSync(csv, 'utf8').split('\n');
     expect(first).toBe(
-      '# {"format":"memsim-trace","version":1,"meta":{"name":"training-seed1-steps2","source":"memsim gen training --seed 1 --steps 2","capacityBytes":1073741824}}',
+      '# {"format":"memsim-trace","version":1,"meta":{"name":"training-seed1-steps2","source":"memsim gen training --seed 1 --steps 2 --capacity 1073741824","capacityBytes":1073741824}}',
     );
     expect(header).toBe('op,id,size,step,tag');
     expect(seen(csv)).toEqual({ name: 'training-seed1-steps2', capacityBytes: GiB });

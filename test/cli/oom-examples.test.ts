@@ -70,3 +70,28 @@ describe('the OOM examples really OOM', () => {
     expect(readme).toContain("lifetime-pool's pools at its 15th OOM");
   });
 });
+
+describe('a run that failed requests: its peak of live bytes is what it served, not the bound', () => {
+  const trace = join(ROOT, 'traces', 'fragmentation.csv');
+  const args = ['replay', trace, '-a', 'bfc', '--capacity', '560MiB', '--on-oom', 'continue', '--allow-oom'];
+
+  it('replay names the two apart (text and Markdown) and gives no overhead against the bound', () => {
+    const text = runCli(args).stdout;
+    expect(text).toMatch(/peak live served +│ +479\.19 MiB │ event 814/);
+    expect(text).toMatch(/lower bound +│ +535\.06 MiB │ the trace's peak live/);
+    expect(text).toMatch(/overhead vs lower bound +│ +– │ not every request served/);
+    expect(text).not.toContain('peak live (lower bound)');
+    const md = runCli([...args, '--format', 'markdown']).stdout;
+    expect(md).toContain('| peak live served | 479.19 MiB |');
+    expect(md).toContain("| lower bound (the trace's peak live) | 535.06 MiB |");
+    // A run that served every request keeps the one row.
+    expect(runCli(['replay', trace, '-a', 'bfc']).stdout).toMatch(/peak live \(lower bound\) +│ +535\.06 MiB/);
+  });
+
+  it('compare gives such a row no overhead against the bound', () => {
+    const r = JSON.parse(runCli(['compare', trace, '-a', 'bfc,naive', '--capacity', '560MiB', '--on-oom', 'continue', '--format', 'json']).stdout);
+    expect(r.allocators.find((e: { name: string }) => e.name === 'bfc').summary.oomCount).toBeGreaterThan(0);
+    const text = runCli(['compare', trace, '-a', 'bfc,naive', '--capacity', '560MiB', '--on-oom', 'continue', '--width', '200']).stdout;
+    expect(text).toMatch(/│ +\d+ │ bfc +│ +560\.00 MiB │ +– │/);
+  });
+});

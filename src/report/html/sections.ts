@@ -61,7 +61,7 @@ export function summaryHtml(d: VisualReport<CompareReport>): string {
     ['fragmentation', (r) => formatPercent(r.summary.fragmentation)],
     ['internal fragmentation at peak', (r) => formatPercent(r.summary.internalFragmentation)],
     ['external fragmentation at peak', (r) => formatPercent(r.summary.externalFragmentation)],
-    ['overhead vs lower bound', (r) => formatSignedPercent(r.summary.overheadVsLowerBound)],
+    ['overhead vs lower bound', (r) => (r.summary.oomCount > 0 ? '–' : formatSignedPercent(r.summary.overheadVsLowerBound))],
     ['device calls (alloc / free)', (r) => `${formatCount(r.summary.deviceAllocCalls)} / ${formatCount(r.summary.deviceFreeCalls)}`],
     ['final reserved', (r) => formatBytes(r.summary.finalReservedBytes)],
     ['events replayed', (r) => formatCount(r.summary.eventsReplayed)],
