@@ -10,7 +10,7 @@
  * with a comparison of their own (a `fidelity` report section) keep theirs.
  */
 import { eventSource } from '../trace/location.js';
-import type { RecordedOom, Trace } from '../trace/model.js';
+import type { RecordedHistory, RecordedOom, Trace } from '../trace/model.js';
 import { formatHex } from '../util/bytes.js';
 import { ratio } from './report.js';
 
@@ -85,11 +85,32 @@ export interface RecordedOomEstimate {
 }
 
 /** What an allocator shows of itself at a recorded OOM. */
-interface AllocatorView {
+export interface AllocatorView {
   readonly reservedBytes: number;
   largestFreeBlockBytes(): number;
   /** Its own verdict on a recorded OOM (see OnlineAllocator.realOomVerdict). */
   realOomVerdict?(o: RecordedOom): boolean | null | undefined;
+}
+
+/**
+ * Whether a simulation, as it is now, fails the real run's OOM `o` too: its own verdict when it has
+ * one (the caching allocator); else not when a free block of its holds the request, and yes when its
+ * reserved bytes and the request pass what the real allocator could hold then (the capacity, or
+ * what it had reserved plus the device's free bytes, when recorded), unknown (null) without those.
+ */
+export function judgeRealOom(rec: RecordedHistory, o: RecordedOom, allocator: AllocatorView, capacityBytes: number): { limitBytes: number | null; largestFreeBlockBytes: number; reproduced: boolean | null } {
+  // The recorded reserved bytes just before the failure: the segment changes before its entry.
+  let reserved = rec.initialSegments.reduce((sum, x) => sum + x.sizeBytes, 0);
+  for (const e of rec.segmentEvents) {
+    if (e.beforeEvent > o.beforeEvent || (e.beforeEvent === o.beforeEvent && (e.entry ?? -1) >= (o.entry ?? Infinity))) break;
+    reserved += e.action === 'alloc' || e.action === 'map' ? e.sizeBytes : -e.sizeBytes;
+  }
+  const free = o.deviceFreeBytes;
+  const limit = free === undefined ? null : Math.min(capacityBytes, reserved + free);
+  const largest = allocator.largestFreeBlockBytes();
+  const own = allocator.realOomVerdict?.(o);
+  const reproduced = own !== undefined ? own : largest >= o.sizeBytes ? false : limit === null ? null : allocator.reservedBytes + o.sizeBytes > limit;
+  return { limitBytes: limit, largestFreeBlockBytes: largest, reproduced };
 }
 
 /** What people call each kind of recorded allocator. */
@@ -206,27 +227,17 @@ export class PlacementComparison {
     const rec = this.trace.recorded;
     const o = rec?.ooms?.[k];
     if (!rec || !o) return;
-    // The recorded reserved bytes just before the failure: the segment changes before its entry.
-    let reserved = rec.initialSegments.reduce((sum, x) => sum + x.sizeBytes, 0);
-    for (const e of rec.segmentEvents) {
-      if (e.beforeEvent > o.beforeEvent || (e.beforeEvent === o.beforeEvent && (e.entry ?? -1) >= (o.entry ?? Infinity))) break;
-      reserved += e.action === 'alloc' || e.action === 'map' ? e.sizeBytes : -e.sizeBytes;
-    }
-    const free = o.deviceFreeBytes;
-    const limit = free === undefined ? null : Math.min(capacityBytes, reserved + free);
-    const largest = allocator.largestFreeBlockBytes();
-    const served = largest >= o.sizeBytes;
-    const own = allocator.realOomVerdict?.(o);
+    const v = judgeRealOom(rec, o, allocator, capacityBytes);
     this.oomEstimates.push({
       beforeEvent: o.beforeEvent,
       entry: o.source ?? null,
       sizeBytes: o.sizeBytes,
-      deviceFreeBytes: free ?? null,
-      limitBytes: limit,
+      deviceFreeBytes: o.deviceFreeBytes ?? null,
+      limitBytes: v.limitBytes,
       liveBytes,
       simulatedReservedBytes: allocator.reservedBytes,
-      simulatedLargestFreeBlockBytes: largest,
-      reproduced: own !== undefined ? own : served ? false : limit === null ? null : allocator.reservedBytes + o.sizeBytes > limit,
+      simulatedLargestFreeBlockBytes: v.largestFreeBlockBytes,
+      reproduced: v.reproduced,
     });
   }
 

@@ -104,15 +104,18 @@ export function searchMinCapacity(fits: (capacityBytes: number) => boolean, o: C
   // lo: a grid point known to fail (kMin - 1 fails without a replay); hi: one that fits.
   let lo = kMin - 1;
   let hi = Math.max(kMin, hintK ?? kMin);
+  // A known fit caps the gallop too: the bracket's top, and so the answer, is never above it.
+  let top = kMax;
   const known = o.knownFitBytes;
   if (known !== undefined && known !== null && known % step === 0 && known / step >= kMin && known / step <= kMax) {
     memo.set(known / step, true);
-    hi = Math.min(hi, known / step);
+    top = known / step;
+    hi = Math.min(hi, top);
   }
   for (let inc = 1; !test(hi); inc *= 2) {
     lo = hi;
     if (hi >= kMax) return result(null, 'none');
-    hi = Math.min(kMax, hi + inc);
+    hi = Math.min(top, hi + inc);
   }
   // The hint is usually exact (an allocator that behaves alike whenever the limit is not reached):
   // one replay a step below settles it, instead of a whole bisection.

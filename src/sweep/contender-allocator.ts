@@ -1,7 +1,8 @@
 import { getAllocator, listAllocators, resolveOptions } from '../allocators/registry.js';
 import { FAILED, NO_BLOCK, type AllocatorDefinition, type OnlineAllocator } from '../allocators/types.js';
 import { UsageError } from '../errors.js';
-import { OP_ALLOC, type Trace } from '../trace/model.js';
+import { OP_ALLOC, type RecordedOom, type Trace } from '../trace/model.js';
+import { judgeRealOom } from '../sim/fidelity.js';
 import type { Contender, ContenderProbe, ContenderProvider, ContenderSettings } from './contender.js';
 import { replayTrace } from '../sim/replay.js';
 import { summarize } from '../sim/report.js';
@@ -13,14 +14,23 @@ import { attributeReplay, explainOoms } from '../sim/holders.js';
  * (`replayTrace` with `onOom: 'stop'`), without its peaks per step, timeline or OOM record, because
  * a capacity search asks this question a dozen times per allocator.
  */
-export function probeAllocator(trace: Trace, allocator: OnlineAllocator): ContenderProbe {
+export function probeAllocator(trace: Trace, allocator: OnlineAllocator, capacityBytes = Infinity): ContenderProbe {
   const { op, alloc, size, step } = trace;
   const streamCol = trace.stream;
   const handle = new Int32Array(trace.allocCount);
+  const real = realOomJudge(trace, allocator, capacityBytes);
+  let nextReal = real ? real.next : -1;
   let peak = 0;
   let fits = true;
   let i = 0;
   for (; i < trace.length; i++) {
+    if (i === nextReal && real) {
+      if (real.reproducedAt(i)) {
+        fits = false;
+        break;
+      }
+      nextReal = real.next;
+    }
     const a = alloc[i] as number;
     if (op[i] === OP_ALLOC) {
       const h = allocator.allocate(size[i] as number, streamCol ? (streamCol[i] as number) : 0, step[i] as number, i);
@@ -36,10 +46,41 @@ export function probeAllocator(trace: Trace, allocator: OnlineAllocator): Conten
     const reserved = allocator.reservedBytes;
     if (reserved > peak) peak = reserved;
   }
+  if (fits && nextReal === trace.length && real?.reproducedAt(trace.length)) fits = false;
   if (fits) allocator.finish?.(trace.length - 1);
   // Failing where the real run failed (a request that is no event of the trace) is not fitting.
   if (fits && (allocator.realOomsReproduced?.() ?? 0) > 0) fits = false;
   return { fits, peakReservedBytes: peak };
+}
+
+/**
+ * For an allocator without a verdict of its own on the real run's OOMs (all but caching, see
+ * OnlineAllocator.realOomsReproduced) on a trace that records some: asks at each whether the
+ * simulation fails there too, as `replay` does (judgeRealOom); undefined otherwise. `next`: the
+ * event before which the next one happened (-1: none left).
+ */
+export function realOomJudge(trace: Trace, allocator: OnlineAllocator, capacityBytes: number): { next: number; reproducedAt(event: number): boolean; reproduced: number } | undefined {
+  const rec = trace.recorded;
+  const ooms = rec?.ooms ?? [];
+  if (!rec || ooms.length === 0 || allocator.realOomsReproduced !== undefined || allocator.recordedFailureEvents !== undefined) return undefined;
+  let k = 0;
+  const judge = {
+    next: (ooms[0] as RecordedOom).beforeEvent,
+    reproduced: 0,
+    /** Judges every real OOM before `event`; true when one is reproduced. */
+    reproducedAt(event: number): boolean {
+      let any = false;
+      for (; k < ooms.length && (ooms[k] as RecordedOom).beforeEvent === event; k++) {
+        if (judgeRealOom(rec, ooms[k] as RecordedOom, allocator, capacityBytes).reproduced === true) {
+          judge.reproduced++;
+          any = true;
+        }
+      }
+      judge.next = k < ooms.length ? (ooms[k] as RecordedOom).beforeEvent : -1;
+      return any;
+    },
+  };
+  return judge;
 }
 
 /** A registered online allocator as a row of `compare`. */
@@ -58,8 +99,14 @@ export function allocatorContender(def: AllocatorDefinition, given: Record<strin
     ...(def.relativeCost !== undefined ? { relativeCost: def.relativeCost } : {}),
     run(t, capacityBytes, onOom) {
       const allocator = create(capacityBytes);
+      const real = realOomJudge(t, allocator, capacityBytes);
       // One OOM record is all a comparison shows; the timeline is not shown at all.
-      const outcome = replayTrace(t, allocator, capacityBytes, { onOom, maxOomRecords: 1, timelinePoints: 16 });
+      const outcome = replayTrace(t, allocator, capacityBytes, {
+        onOom,
+        maxOomRecords: 1,
+        timelinePoints: 16,
+        ...(real ? { onRecordedOom: (_k: number, at: number) => void real.reproducedAt(at) } : {}),
+      });
       const attribution = settings.attribution === false ? null : attributeReplay(t, outcome, def.name, settings.attribution);
       if (attribution === null) explainOoms(outcome, def.name);
       return {
@@ -69,11 +116,11 @@ export function allocatorContender(def: AllocatorDefinition, given: Record<strin
         notes: [...resolved.notes, ...(said ? [said] : []), ...(allocator.notes?.() ?? [])],
         start,
         attribution,
-        realOomsReproduced: allocator.realOomsReproduced?.() ?? 0,
+        realOomsReproduced: real ? real.reproduced : (allocator.realOomsReproduced?.() ?? 0),
       };
     },
     probe(t, capacityBytes) {
-      return probeAllocator(t, create(capacityBytes));
+      return probeAllocator(t, create(capacityBytes), capacityBytes);
     },
   };
 }

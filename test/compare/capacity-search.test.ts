@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { searchMinCapacity } from '../../src/sweep/capacity-search.js';
-import { MiB, ROOT, runCli } from '../helpers.js';
+import { FIXTURES, MiB, ROOT, runCli } from '../helpers.js';
 
 const KiB = 1024;
 
@@ -138,6 +138,7 @@ describe('searchMinCapacity', () => {
         if (scan) expect(k).toBe([...pattern, true].indexOf(true));
         expect(r.tried.map((t) => t.fits)).toEqual(r.tried.map((t) => fitting(t.capacityBytes)));
       }),
+      { numRuns: 3000 },
     );
   });
 });
@@ -154,5 +155,22 @@ describe('compare --min-capacity against the compared run', () => {
     // The answer fits, and the step below fails, as replay says.
     expect(runCli(['replay', trace, '-a', row, '-c', String(e.minCapacityBytes)]).code).toBe(0);
     expect(runCli(['replay', trace, '-a', row, '-c', String(e.minCapacityBytes - MiB)]).code).toBe(1);
+  });
+
+  it("judges every allocator by the real run's OOM, as replay does: naive, bfc and lifetime-pool too, not caching alone", () => {
+    // GPT-2 that ran out of memory on the GPU: the failed request (64 MiB, 471 MiB live) is no event
+    // of the trace, so fitting the trace's events is not fitting the run.
+    const trace = join(FIXTURES, 'pytorch-gpu', 'gpt2-cpp-oom.pickle');
+    const j = JSON.parse(runCli(['compare', trace, '-a', 'naive,bfc,lifetime-pool', '--min-capacity', '--format', 'json']).stdout);
+    for (const e of j.allocators) {
+      const min = e.minCapacityBytes as number;
+      const at = (c: number) => JSON.parse(runCli(['replay', trace, '-a', e.name, '-c', String(c), '--format', 'json']).stdout).fidelity.recordedOoms[0].reproduced;
+      expect([e.name, at(min), at(min - MiB)]).toEqual([e.name, false, true]);
+    }
+    const naive = j.allocators.find((e: { name: string }) => e.name === 'naive');
+    expect(naive.minCapacityBytes).toBe(543 * MiB);
+    // At a capacity where the real run's OOM is reproduced, the row does not fit.
+    const at542 = JSON.parse(runCli(['compare', trace, '-a', 'naive', '-c', '542MiB', '--format', 'json']).stdout).allocators[0];
+    expect(at542.realOomsReproduced).toBe(1);
   });
 });
