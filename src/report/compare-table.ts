@@ -11,12 +11,13 @@ export function formatSignedPercent(r: number): string {
 const UNITS: [string, number][] = [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]];
 
 /**
- * A capacity found on a grid, shown exactly in the grid's unit when the step is a whole number of
- * KiB/MiB/GiB (`9,645 MiB`), since the point of the figure is the value to configure.
+ * A capacity found on a grid, shown exactly, since the point of the figure is the value to configure:
+ * in the grid's unit when the step is a whole number of KiB/MiB/GiB (`9,645 MiB`), else in bytes
+ * (`5,632 B`: rounded, it and the step below would read alike).
  */
 export function formatGridBytes(bytes: number, stepBytes: number): string {
   for (const [unit, m] of UNITS) if (stepBytes % m === 0 && bytes % m === 0) return `${formatCount(bytes / m)} ${unit}`;
-  return formatBytes(bytes);
+  return `${formatCount(bytes)} B`;
 }
 
 /** The capacity of the comparison in words. */

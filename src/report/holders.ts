@@ -1,7 +1,7 @@
 import type { GroupBy, MomentHolders } from '../attribution/index.js';
 import type { AttributionSection } from '../sim/holders.js';
 import { formatBytes, formatCount, formatPercent } from './format.js';
-import type { Column } from './layout.js';
+import { type Column, cutToWidth, textWidth } from './layout.js';
 
 /** The widest key a text table shows (the JSON report has every key whole). */
 const KEY_WIDTH = 48;
@@ -11,13 +11,12 @@ const KEY_WIDTH = 48;
  * function), a stack its innermost and outermost frames.
  */
 export function fitKey(key: string, groupBy: GroupBy, width = KEY_WIDTH): string {
-  const chars = [...key];
-  if (chars.length <= width) return key;
+  if (textWidth(key) <= width) return key;
   if (groupBy === 'stack') {
     const head = Math.ceil((width - 1) / 2);
-    return `${chars.slice(0, head).join('')}…${chars.slice(chars.length - (width - 1 - head)).join('')}`;
+    return `${cutToWidth(key, head)}…${cutToWidth(key, width - 1 - head, true)}`;
   }
-  return `…${chars.slice(chars.length - (width - 1)).join('')}`;
+  return `…${cutToWidth(key, width - 1, true)}`;
 }
 
 /** Rows of a holders table: the top groups, then "everything else" when anything is left. */

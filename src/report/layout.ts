@@ -53,11 +53,32 @@ export interface TableLayout {
   style?: 'box' | 'plain';
 }
 
-/** Display width of a text: one column per code point (reports hold no wide or combining characters). */
+/**
+ * Display width of a text: one column a character for what reports write (see {@link plainWidth});
+ * other text, such as a tag from a trace with emoji, CJK or combining marks, as cli-table3 measures it
+ * (string-width, loaded then), so that the columns we size are the ones it draws.
+ */
 export function textWidth(s: string): number {
+  if (plainWidth(s)) return s.length;
+  widthOf ??= createRequire(import.meta.url)('string-width') as (s: string) => number;
+  return widthOf(s);
+}
+let widthOf: ((s: string) => number) | undefined;
+
+/** The longest start of `text` (`fromEnd`: end) whose display width is at most `width`. */
+export function cutToWidth(text: string, width: number, fromEnd = false): string {
+  if (textWidth(text) <= width) return text;
+  const chars = [...text];
+  if (fromEnd) chars.reverse();
+  let used = 0;
   let n = 0;
-  for (const _ of s) n++;
-  return n;
+  for (; n < chars.length; n++) {
+    const w = textWidth(chars[n] as string);
+    if (used + w > width) break;
+    used += w;
+  }
+  const kept = chars.slice(0, n);
+  return (fromEnd ? kept.reverse() : kept).join('');
 }
 
 const UNIT = /^(?:B|KiB|MiB|GiB|TiB|PiB|EiB)\b/;
@@ -90,9 +111,13 @@ function pieces(word: string, width: number): string[] {
   }
   if (piece !== '') out.push(piece);
   return out.flatMap((p) => {
-    const chars = [...p];
     const cut: string[] = [];
-    for (let k = 0; k < chars.length; k += width) cut.push(chars.slice(k, k + width).join(''));
+    for (let rest = p; rest !== ''; ) {
+      // At least one character a piece, however wide.
+      const head = cutToWidth(rest, width) || ([...rest][0] as string);
+      cut.push(head);
+      rest = rest.slice(head.length);
+    }
     return cut;
   });
 }

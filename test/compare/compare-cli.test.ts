@@ -223,3 +223,12 @@ describe('compare on a trace large enough for workers started before it is read'
     expect(r.stdout).toBe('');
   });
 });
+
+describe('compare --min-capacity on a grid finer than a KiB', () => {
+  it('gives the capacities in bytes: rounded, the answer and the step below it read alike', () => {
+    const file = join(tempDir(), 't1.csv');
+    writeFileSync(file, 'op,id,size,step\nalloc,a,1000,0\nalloc,b,3000,0\nfree,a,,0\nalloc,c,2000,1\nalloc,d,500,1\nfree,b,,1\nfree,c,,2\nfree,d,,2\n');
+    const r = runCli(['compare', file, '-a', 'naive', '--min-capacity', '--capacity-step', '1']);
+    expect(r.stdout).toContain('  naive: 5,632 B; 5,631 B fails (2 replays)');
+  });
+});

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cliTableLines, type Column, drawnDirectly, tableLines, textWidth, wrap, wrapAtCommas } from '../../src/report/layout.js';
+import { fitKey } from '../../src/report/holders.js';
+import { cliTableLines, type Column, cutToWidth, drawnDirectly, tableLines, textWidth, wrap, wrapAtCommas } from '../../src/report/layout.js';
 import { formatBytes, formatCount } from '../../src/util/bytes.js';
 
 const widest = (lines: string[]): number => Math.max(...lines.map(textWidth));
@@ -153,5 +154,16 @@ describe('box tables drawn without cli-table3', () => {
     const lines = tableLines(cols, [['表', '1'], ['ok', '22']]);
     expect(lines[1]).toBe('│ a  │  b │');
     expect(lines[2]).toBe('│ 表 │  1 │');
+  });
+
+  it('measures wide characters, emoji and combining marks as cli-table3 draws them: a cell that has room is never cut', () => {
+    expect(['emoji 🚀 tag', '漢字のタグ', 'e\u0301te', 'plain'].map(textWidth)).toEqual([12, 10, 3, 5]);
+    const lines = tableLines([{ head: 'tag' }, { head: 'n', align: 'right' }], [['emoji 🚀 tag', '1'], ['漢字のタグ', '22']]);
+    expect(lines.slice(1, 4)).toEqual(['│ tag          │  n │', '│ emoji 🚀 tag │  1 │', '│ 漢字のタグ   │ 22 │']);
+    // Keys are cut to a width, not to a count of characters.
+    expect(fitKey('漢字のタグの名前', 'tag', 9)).toBe('…グの名前');
+    expect(textWidth(fitKey('漢字のタグの名前', 'tag', 9))).toBeLessThanOrEqual(9);
+    expect(cutToWidth('ab漢字', 3)).toBe('ab');
+    expect(cutToWidth('ab漢字', 4)).toBe('ab漢');
   });
 });

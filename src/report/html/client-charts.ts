@@ -41,6 +41,9 @@ window.memsim.parts.push(function (M, D) {
   var BYTE_INCRS = [];
   for (var k = 0; k < 52; k++) { BYTE_INCRS.push(Math.pow(2, k)); if (k >= 1) BYTE_INCRS.push(3 * Math.pow(2, k - 1)); }
   BYTE_INCRS.sort(function (a, b) { return a - b; });
+  // Events are whole: ticks 1, 2, 5, 10, … apart, never between two events.
+  var EVENT_INCRS = [];
+  for (var e = 0; e < 16; e++) EVENT_INCRS.push(Math.pow(10, e), 2 * Math.pow(10, e), 5 * Math.pow(10, e));
   function bytesAxis(th) {
     return { stroke: th.muted, grid: { stroke: th.grid, width: 1 }, ticks: { stroke: th.grid, width: 1 }, size: 72, incrs: BYTE_INCRS,
       values: function (u, splits) { return splits.map(M.fmtAxisBytes); } };
@@ -135,7 +138,7 @@ window.memsim.parts.push(function (M, D) {
       cursor: { drag: { x: true, y: false, setScale: true }, points: { show: false } },
       scales: { x: { time: false }, y: { range: function (u, min, max) { return [0, Math.max(max, 1) * 1.05]; } } },
       axes: [
-        { stroke: th.muted, grid: { stroke: th.grid, width: 1 }, ticks: { stroke: th.grid, width: 1 },
+        { stroke: th.muted, grid: { stroke: th.grid, width: 1 }, ticks: { stroke: th.grid, width: 1 }, incrs: EVENT_INCRS,
           values: function (u, splits) { return splits.map(xLabel); } },
         bytesAxis(th)
       ],

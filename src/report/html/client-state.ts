@@ -263,13 +263,18 @@ window.memsim.parts.push(function (M, D) {
     note.textContent = text.join(' ');
   };
 
-  function swatch(legend, fillStyle, label, cls) {
+  // The label is isolated (<bdi>): a tag from the trace may hold right-to-left text or overrides, which
+  // would otherwise turn what follows it around ("4.00 KiB" read "BiK 00.4").
+  function swatch(legend, fillStyle, label, cls, after) {
     var item = document.createElement('span');
     var sw = document.createElement('span');
     sw.className = 'swatch' + (cls ? ' ' + cls : '');
     sw.style.background = fillStyle;
     item.appendChild(sw);
-    item.appendChild(document.createTextNode(label));
+    var text = document.createElement('bdi');
+    text.textContent = label;
+    item.appendChild(text);
+    if (after) item.appendChild(document.createTextNode(after));
     legend.appendChild(item);
   }
   function drawLegend(legend, th, byTag, lo, hi, has) {
@@ -279,7 +284,7 @@ window.memsim.parts.push(function (M, D) {
       }
     } else {
       var tags = Object.keys(byTag).map(Number).sort(function (a, b) { return byTag[b] - byTag[a] || a - b; });
-      tags.slice(0, 12).forEach(function (t) { swatch(legend, t >= 0 ? tagColor(t) : th.untagged, (t >= 0 ? D.tags[t] : 'untagged') + ' ' + M.fmtBytes(byTag[t])); });
+      tags.slice(0, 12).forEach(function (t) { swatch(legend, t >= 0 ? tagColor(t) : th.untagged, t >= 0 ? D.tags[t] : 'untagged', undefined, ' ' + M.fmtBytes(byTag[t])); });
       if (tags.length > 12) legend.appendChild(document.createTextNode('… ' + (tags.length - 12) + ' more tags'));
     }
     if (has.free) swatch(legend, 'repeating-linear-gradient(135deg,' + th.freeA + ' 0 3px,' + th.freeB + ' 3px 5px)', 'free');
@@ -331,7 +336,7 @@ window.memsim.parts.push(function (M, D) {
     var tag = p[j * PIECE + 3], ev = p[j * PIECE + 4], id = st.ids ? st.ids[j] : '';
     return '<b>block</b> at ' + M.hex(addr) + (id ? ' · id ' + E(id) : '') + '<br>size ' + sizeText +
       '<br>requested ' + (req >= 0 ? M.fmtBytes(req) + ' (' + M.fmtCount(req) + ' B)' : 'unknown') +
-      '<br>tag ' + (tag >= 0 ? E(D.tags[tag]) : '(none)') + (ev >= 0 ? '<br>allocated at event ' + M.fmtCount(ev) : '') + '<br>' + segLine;
+      '<br>tag ' + (tag >= 0 ? '<bdi>' + E(D.tags[tag]) + '</bdi>' : '(none)') + (ev >= 0 ? '<br>allocated at event ' + M.fmtCount(ev) : '') + '<br>' + segLine;
   }
 });
 window.memsim.start();
