@@ -22,7 +22,7 @@ export function genCommand(): Command {
   return new Command('gen')
     .description('write a deterministic synthetic trace that looks like a real DNN workload')
     .argument('<workload>', workloads.map((w) => `${w.name} (${w.description})`).join('; '))
-    .option('--seed <n>', 'random seed (same seed, same trace)', '1')
+    .option('--seed <n>', 'random seed, 0 to 4294967295 (same seed, same trace)', '1')
     .option('--steps <n>', 'number of steps (iterations or requests)')
     .option('--events <n>', 'generate about this many events (instead of --steps)')
     .option('--layers <n>', 'model depth')
