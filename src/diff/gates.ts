@@ -64,9 +64,9 @@ function failure(g: GrowthGate, e: DiffEntry, f: DiffFigure): string | null {
 
 /**
  * Each gate against each allocator's change. The peaks of a run cut at an OOM are those of its part
- * before the OOM, which do not compare with a whole run's: an after trace that runs out of memory
- * more often than the before one fails every growth gate on its peaks, and one that no longer runs
- * out of memory passes them.
+ * before the OOM, which do not compare with another run's: an after trace that runs out of memory as
+ * often as the before one or more fails every growth gate on its peaks (their growth cannot be
+ * told), and one that runs out of memory less often passes them.
  */
 export function evaluateGrowthGates(entries: readonly DiffEntry[], gates: readonly GrowthGate[]): DiffGateResult[] {
   return gates.map((g) => {
@@ -80,8 +80,11 @@ export function evaluateGrowthGates(entries: readonly DiffEntry[], gates: readon
       }
       let peaksJudged = false;
       for (const f of g.figures) {
-        if (f !== 'minCapacityBytes' && after !== before && (after === 0 || before === 0)) {
-          if (after > 0 && !peaksJudged) failures.push({ allocator: e.name, figure: f, message: `gate failed: ${g.text}: ${e.name} runs out of memory after (${ooms(after)}; before: none)` });
+        if (f !== 'minCapacityBytes' && after + before > 0) {
+          if (after > 0 && after >= before && !peaksJudged) {
+            const was = before === 0 ? 'none' : ooms(before);
+            failures.push({ allocator: e.name, figure: f, message: `gate failed: ${g.text}: ${e.name} runs out of memory after (${ooms(after)}; before: ${was}): its peaks stop at the OOM` });
+          }
           peaksJudged = true;
           continue;
         }

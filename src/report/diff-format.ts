@@ -57,32 +57,39 @@ export function holdersTitle(name: string, which: 'live' | 'reserved', d: Holder
   return `${name}: held at the peak of ${which} bytes (before: event ${ev(d.beforeEvent)}, ${formatBytes(d.beforeLiveBytes)} live; after: event ${ev(d.afterEvent)}, ${formatBytes(d.afterLiveBytes)} live)`;
 }
 
-/** What changed in a diff, in one word: an after trace that runs out of memory where the before one did not is `ooms`. */
+/** What changed in a diff, in one word: an after trace that runs out of memory as often as the before one or more is `ooms`. */
 export type DiffWord = 'ooms' | 'grew' | 'shrank' | 'unchanged';
 
 /**
- * The one line that says what changed: for each allocator its peaks before and after, or, where one
- * side runs out of memory and the other does not, that (the figures of a run cut at an OOM are those
- * of its part before it, which do not compare). `grew`: the change is for the worse.
+ * The one line that says what changed: for each allocator its peaks before and after, or, where a
+ * side runs out of memory, that (the figures of a run cut at an OOM are those of its part before it,
+ * which do not compare). `grew`: the change is for the worse.
  */
 export function diffStatus(entries: readonly DiffEntry[]): { grew: boolean; word: DiffWord; text: string } {
   const pct = (d: FigureDelta): string => (d.ratio === null ? signedBytes(d.bytes) : `${d.ratio > 0 ? '+' : ''}${(d.ratio * 100).toFixed(1)}%`);
   const ooms = (n: number): string => `${formatCount(n)} OOM${n === 1 ? '' : 's'}`;
-  const newOoms = (e: DiffEntry): boolean => e.after.oomCount > e.before.oomCount;
-  const noMoreOoms = (e: DiffEntry): boolean => e.after.oomCount === 0 && e.before.oomCount > 0;
+  // Worse: the after trace runs out of memory, as often as the before one or more; better: less often.
+  const worse = (e: DiffEntry): boolean => e.after.oomCount > 0 && e.after.oomCount >= e.before.oomCount;
+  const better = (e: DiffEntry): boolean => e.before.oomCount > e.after.oomCount;
   const parts = entries.map((e) => {
-    if (newOoms(e)) return `${e.name}: runs out of memory after (${ooms(e.after.oomCount)}; before: ${e.before.oomCount === 0 ? 'none' : ooms(e.before.oomCount)})`;
-    if (noMoreOoms(e)) return `${e.name}: no longer runs out of memory (before: ${ooms(e.before.oomCount)}), peak reserved ${formatBytes(e.after.peakReservedBytes)} after`;
+    const { oomCount: after } = e.after;
+    const { oomCount: before } = e.before;
+    if (worse(e)) return `${e.name}: runs out of memory after (${ooms(after)}; before: ${before === 0 ? 'none' : ooms(before)})`;
+    if (better(e)) {
+      return after === 0
+        ? `${e.name}: no longer runs out of memory (before: ${ooms(before)}), peak reserved ${formatBytes(e.after.peakReservedBytes)} after`
+        : `${e.name}: runs out of memory less often (${ooms(before)} before, ${ooms(after)} after)`;
+    }
     const r = e.change.peakReservedBytes;
     const l = e.change.peakLiveBytes;
     return `${e.name}: peak reserved ${formatBytes(e.before.peakReservedBytes)} → ${formatBytes(e.after.peakReservedBytes)} (${pct(r)}), peak live ${formatBytes(e.before.peakLiveBytes)} → ${formatBytes(e.after.peakLiveBytes)} (${pct(l)})`;
   });
-  const compared = entries.filter((e) => !newOoms(e) && !noMoreOoms(e));
-  const ooming = entries.some(newOoms);
+  const compared = entries.filter((e) => !worse(e) && !better(e));
+  const ooming = entries.some(worse);
   const grew = ooming || compared.some((e) => e.change.peakReservedBytes.bytes > 0 || e.change.peakLiveBytes.bytes > 0);
   const shrank =
     compared.every((e) => e.change.peakReservedBytes.bytes <= 0 && e.change.peakLiveBytes.bytes <= 0) &&
-    (entries.some(noMoreOoms) || compared.some((e) => e.change.peakReservedBytes.bytes < 0 || e.change.peakLiveBytes.bytes < 0));
+    (entries.some(better) || compared.some((e) => e.change.peakReservedBytes.bytes < 0 || e.change.peakLiveBytes.bytes < 0));
   const word: DiffWord = ooming ? 'ooms' : grew ? 'grew' : shrank ? 'shrank' : 'unchanged';
   const head = ooming ? 'runs out of memory' : word;
   return { grew, word, text: `${head}: ${parts.join('; ')}` };

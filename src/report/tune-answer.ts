@@ -42,8 +42,8 @@ export function shortfallText(r: TuneReport, sf: NonNullable<TuneReport['shortfa
   const cap = formatBytes(r.capacityBytes ?? 0);
   // A reference row that fits is no setting to recommend (naive: a cudaMalloc per tensor).
   const refs = r.rows.filter((x) => x.reference && x.fits).map((x) => x.name);
-  const head = refs.length === 0 || refs.length === r.rows.length ? `nothing fits at ${cap}` : `no configuration that can be tuned fits at ${cap} (the reference ${refs.join(', ')} does)`;
-  return `${head}: the smallest capacity any configuration needs is ${smallest}`;
+  if (refs.length === 0 || refs.length === r.rows.length) return `nothing fits at ${cap}: the smallest capacity any configuration needs is ${smallest}`;
+  return `no configuration that can be tuned fits at ${cap} (the reference ${refs.join(', ')} does): the smallest capacity one of them needs is ${smallest}`;
 }
 
 /** The headline: what to set (or that nothing fits), in one line without the setting itself. */

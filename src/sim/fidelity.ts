@@ -94,9 +94,10 @@ export interface AllocatorView {
 
 /**
  * Whether a simulation, as it is now, fails the real run's OOM `o` too: its own verdict when it has
- * one (the caching allocator); else not when a free block of its holds the request, and yes when its
- * reserved bytes and the request pass what the real allocator could hold then (the capacity, or
- * what it had reserved plus the device's free bytes, when recorded), unknown (null) without those.
+ * one (the caching allocator); else yes when it already holds more than the real allocator could
+ * then (the capacity, or what it had reserved plus the device's free bytes, when recorded), not when
+ * a free block of its holds the request, and yes when its reserved bytes and the request pass that
+ * limit; unknown (null) without the device's free bytes.
  */
 export function judgeRealOom(rec: RecordedHistory, o: RecordedOom, allocator: AllocatorView, capacityBytes: number): { limitBytes: number | null; largestFreeBlockBytes: number; reproduced: boolean | null } {
   // The recorded reserved bytes just before the failure: the segment changes before its entry.
@@ -109,7 +110,9 @@ export function judgeRealOom(rec: RecordedHistory, o: RecordedOom, allocator: Al
   const limit = free === undefined ? null : Math.min(capacityBytes, reserved + free);
   const largest = allocator.largestFreeBlockBytes();
   const own = allocator.realOomVerdict?.(o);
-  const reproduced = own !== undefined ? own : largest >= o.sizeBytes ? false : limit === null ? null : allocator.reservedBytes + o.sizeBytes > limit;
+  // A simulation that holds more than the device could then fails there, whatever it has free.
+  const over = limit !== null && allocator.reservedBytes > limit;
+  const reproduced = own !== undefined ? own : over ? true : largest >= o.sizeBytes ? false : limit === null ? null : allocator.reservedBytes + o.sizeBytes > limit;
   return { limitBytes: limit, largestFreeBlockBytes: largest, reproduced };
 }
 

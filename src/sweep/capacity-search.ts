@@ -60,8 +60,9 @@ export interface CapacitySearchOptions {
   /** Replays already run outside the search (the hint's run), counted in `replays`. */
   extraReplays?: number;
   /**
-   * A capacity known to fit without a replay of the search's (the compared run's, which fitted), when
-   * on the grid: the search looks no higher than it, so that its answer is never above a capacity
+   * A capacity known to fit without a replay of the search's (the compared run's, which fitted): on
+   * the grid, the search looks no higher than it (else it starts from it, rounded up to the grid), so
+   * that its answer is never above a capacity
    * that the same row fits at (an allocator that holds more when it may, such as lifetime-pool whose
    * pools are built only where they fit, needs more at unlimited capacity than at this one).
    */
@@ -104,13 +105,17 @@ export function searchMinCapacity(fits: (capacityBytes: number) => boolean, o: C
   // lo: a grid point known to fail (kMin - 1 fails without a replay); hi: one that fits.
   let lo = kMin - 1;
   let hi = Math.max(kMin, hintK ?? kMin);
-  // A known fit caps the gallop too: the bracket's top, and so the answer, is never above it.
+  // A known fit on the grid caps the gallop too: the bracket's top, and so the answer, is never above
+  // it. One between grid points is a first guess rounded up (replayed: it probably fits too).
   let top = kMax;
   const known = o.knownFitBytes;
-  if (known !== undefined && known !== null && known % step === 0 && known / step >= kMin && known / step <= kMax) {
-    memo.set(known / step, true);
-    top = known / step;
-    hi = Math.min(hi, top);
+  if (known !== undefined && known !== null && known >= kMin * step && known <= kMax * step) {
+    const knownK = Math.ceil(known / step);
+    if (known % step === 0) {
+      memo.set(knownK, true);
+      top = knownK;
+    }
+    hi = Math.min(hi, knownK);
   }
   for (let inc = 1; !test(hi); inc *= 2) {
     lo = hi;

@@ -94,12 +94,20 @@ describe('searchMinCapacity', () => {
     // Without it: from the hint, 24 T, bisection down to 20, whose step below fails.
     const blind = picky(KiB, fitting);
     expect(searchMinCapacity(blind.fits, { peakLiveBytes: 5 * KiB, stepBytes: KiB, hintBytes: 25 * KiB }).minCapacityBytes).toBe(20 * KiB);
-    // A known fit off the grid, or above the hint, changes nothing.
-    for (const knownFitBytes of [9 * KiB + 1, 30 * KiB]) {
-      const other = picky(KiB, fitting);
-      searchMinCapacity(other.fits, { peakLiveBytes: 5 * KiB, stepBytes: KiB, hintBytes: 25 * KiB, knownFitBytes });
-      expect(other.calls).toEqual(blind.calls);
-    }
+    // A known fit above the hint changes nothing.
+    const above = picky(KiB, fitting);
+    searchMinCapacity(above.fits, { peakLiveBytes: 5 * KiB, stepBytes: KiB, hintBytes: 25 * KiB, knownFitBytes: 30 * KiB });
+    expect(above.calls).toEqual(blind.calls);
+    // One between grid points is where the search starts, rounded up (replayed: here 10 fails, and
+    // the gallop goes on up from it).
+    const between = picky(KiB, fitting);
+    const b = searchMinCapacity(between.fits, { peakLiveBytes: 5 * KiB, stepBytes: KiB, hintBytes: 25 * KiB, knownFitBytes: 9 * KiB + 1 });
+    expect(between.calls[0]).toBe(10);
+    expect(b.minCapacityBytes).toBe(20 * KiB);
+    // Where the rounded-up point fits (an allocator monotone there), the answer is at most it.
+    const mono = picky(KiB, (k) => k >= 7);
+    expect(searchMinCapacity(mono.fits, { peakLiveBytes: 5 * KiB, stepBytes: KiB, hintBytes: 25 * KiB, knownFitBytes: 9 * KiB + 1 }).minCapacityBytes).toBe(7 * KiB);
+    expect(mono.calls[0]).toBe(10);
   });
 
   it('is exact for any monotone allocator, whatever the hint (property)', () => {
@@ -169,6 +177,13 @@ describe('compare --min-capacity against the compared run', () => {
     }
     const naive = j.allocators.find((e: { name: string }) => e.name === 'naive');
     expect(naive.minCapacityBytes).toBe(543 * MiB);
+    // A request that failed at the device's own size: no capacity gets past the device, for any row
+    // (bfc too, whose own free block held the request while it held more than the device could).
+    const device = join(FIXTURES, 'pytorch-gpu', 'oom-device.pickle');
+    const all = JSON.parse(runCli(['compare', device, '-a', 'naive,bfc,lifetime-pool,caching', '--min-capacity', '--format', 'json']).stdout);
+    expect(all.allocators.map((e: { name: string; minCapacityBytes: number | null }) => [e.name, e.minCapacityBytes])).toEqual(
+      expect.arrayContaining([['naive', null], ['bfc', null], ['lifetime-pool', null], ['caching', null]]),
+    );
     // At a capacity where the real run's OOM is reproduced, the row does not fit.
     const at542 = JSON.parse(runCli(['compare', trace, '-a', 'naive', '-c', '542MiB', '--format', 'json']).stdout).allocators[0];
     expect(at542.realOomsReproduced).toBe(1);

@@ -120,13 +120,38 @@ describe('memsim diff', () => {
     expect(r.stdout).toContain('✘ runs out of memory: naive: runs out of memory after (1 OOM; before: none)');
     expect(r.stdout).toMatch(/peak live +│ +16\.00 MiB │ +18\.00 MiB │/);
     expect(r.stderr.trim().split('\n')).toEqual([
-      'memsim: gate failed: growth>5%: naive runs out of memory after (1 OOM; before: none)',
+      'memsim: gate failed: growth>5%: naive runs out of memory after (1 OOM; before: none): its peaks stop at the OOM',
       'memsim: gate failed: oom: naive runs out of memory after (1 OOM)',
     ]);
     // The other way, the change mends the OOM: no gate fails, though the peaks "grew" from a run cut short.
     const back = runCli(['diff', a, b, '-a', 'naive', '-c', '20MiB', '--fail-on', 'growth>5%', '--format', 'markdown']);
     expect(back.code).toBe(0);
     expect(back.stdout.split('\n')[0]).toBe('**📉 shrank: naive: no longer runs out of memory (before: 1 OOM), peak reserved 16.00 MiB after**');
+  });
+
+  it('both sides out of memory: the peaks do not compare; as often or more after fails the growth gates, less often passes', () => {
+    const dir = tempDir();
+    const M100 = 100 * MiB;
+    const M500 = 500 * MiB;
+    const write = (name: string, rows: string[]): string => {
+      const f = join(dir, name);
+      writeFileSync(f, `op,id,size,step\n${rows.join('\n')}\n`);
+      return f;
+    };
+    // Before fails late (its 500 MiB after the 100 MiB ones are freed), after at once: at 400 MiB both stop at an OOM.
+    const b = write('b.csv', [`alloc,a,${M100},0`, `alloc,b,${M100},0`, `free,a,,1`, `free,b,,1`, `alloc,d,${M500},2`, 'free,d,,2']);
+    const a = write('a.csv', [`alloc,a,${M100},0`, `alloc,d,${M500},0`, 'free,d,,0', 'free,a,,1']);
+    const stop = runCli(['diff', b, a, '-a', 'naive', '-c', '400MiB', '--fail-on', 'growth>5%']);
+    expect(stop.stdout).toContain('✘ runs out of memory: naive: runs out of memory after (1 OOM; before: 1 OOM)');
+    expect(stop.code).toBe(1);
+    // Under --on-oom continue: more OOMs after fail; fewer pass, and say so.
+    const more = write('more.csv', [`alloc,a,${M100},0`, `alloc,d,${M500},0`, `alloc,e,${M500},0`, 'free,a,,1']);
+    const worse = runCli(['diff', b, more, '-a', 'naive', '-c', '400MiB', '--on-oom', 'continue', '--fail-on', 'growth>5%']);
+    expect(worse.code).toBe(1);
+    expect(worse.stderr).toContain('naive runs out of memory after (2 OOMs; before: 1 OOM): its peaks stop at the OOM');
+    const better = runCli(['diff', more, b, '-a', 'naive', '-c', '400MiB', '--on-oom', 'continue', '--fail-on', 'growth>5%']);
+    expect(better.code).toBe(0);
+    expect(better.stdout).toContain('▼ shrank: naive: runs out of memory less often (2 OOMs before, 1 OOM after)');
   });
 
   it('a figure that grows from 0 fails a growth gate; a minimum capacity that none fits after fails its gate', () => {

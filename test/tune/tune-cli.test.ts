@@ -96,7 +96,7 @@ describe('memsim tune: the setting that fits', () => {
     const r = runCli(args);
     expect(r.code).toBe(1);
     expect(unwrap(r.stdout).split('\n')[0]).toMatch(
-      /^✘ no configuration that can be tuned fits at 560\.00 MiB \(the reference naive does\): the smallest capacity any configuration needs is 572 MiB \(caching\); the OOMs are fragmentation/,
+      /^✘ no configuration that can be tuned fits at 560\.00 MiB \(the reference naive does\): the smallest capacity one of them needs is 572 MiB \(caching\); the OOMs are fragmentation/,
     );
     const j = json([...args, '--format', 'json']);
     expect(j.recommendation).toMatchObject({ name: 'caching', fits: false });
