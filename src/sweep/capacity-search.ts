@@ -9,8 +9,9 @@
  *    the live bytes), so the grid starts at kMin = ceil(peakLive / step); the capacity below it is a
  *    failure without a replay.
  * 2. Upper end: start at the hint (peak reserved of a run that fitted, usually the unlimited run,
- *    rounded up), or at a capacity known to fit when that is lower, and, while it fails, gallop upwards with doubling increments (1, 2, 4, … steps), so
- *    that a hint that misses by a little costs little and one that misses by a lot costs log2 of it.
+ *    rounded up), or at a capacity known to fit when that is lower, and, while it fails, gallop
+ *    upwards with doubling increments (1, 2, 4, … steps), so that a hint that misses by a little
+ *    costs little and one that misses by a lot costs log2 of it.
  * 3. Bisection between the last failure and the first fit, starting one step below the fit (the
  *    hint is often exact, and then that one replay ends the search).
  * 4. Verification downwards from the answer: replay answer - step, answer - 2·step, … until one fails
@@ -62,9 +63,9 @@ export interface CapacitySearchOptions {
   /**
    * A capacity known to fit without a replay of the search's (the compared run's, which fitted): on
    * the grid, the search looks no higher than it (else it starts from it, rounded up to the grid), so
-   * that its answer is never above a capacity
-   * that the same row fits at (an allocator that holds more when it may, such as lifetime-pool whose
-   * pools are built only where they fit, needs more at unlimited capacity than at this one).
+   * that its answer is never above a capacity that the same row fits at (an allocator that holds more
+   * when it may, such as lifetime-pool whose pools are built only where they fit, needs more at
+   * unlimited capacity than at this one).
    */
   knownFitBytes?: number | null;
 }
