@@ -42,6 +42,17 @@ export function parseGrowthGate(text: string): GrowthGate {
   return { text: `${m[1]}>${m[2]}`, figures: GATES[m[1] as keyof typeof GATES], max };
 }
 
+/**
+ * How an allocator's OOMs changed, which decides whether its peaks compare (a run cut at an OOM has
+ * the peaks of its part before it): `worse`, the after trace runs out of memory as often as the
+ * before one or more; `better`, less often; `none`, neither runs out of memory.
+ */
+export function oomChange(e: DiffEntry): 'worse' | 'better' | 'none' {
+  const after = e.after.oomCount;
+  const before = e.before.oomCount;
+  return after > 0 && after >= before ? 'worse' : before > after ? 'better' : 'none';
+}
+
 /** `N OOM(s)`. */
 const ooms = (n: number): string => `${n} OOM${n === 1 ? '' : 's'}`;
 
@@ -78,10 +89,11 @@ export function evaluateGrowthGates(entries: readonly DiffEntry[], gates: readon
         if (after > 0) failures.push({ allocator: e.name, figure: 'peakReservedBytes', message: `gate failed: oom: ${e.name} runs out of memory after (${ooms(after)})` });
         continue;
       }
+      const change = oomChange(e);
       let peaksJudged = false;
       for (const f of g.figures) {
-        if (f !== 'minCapacityBytes' && after + before > 0) {
-          if (after > 0 && after >= before && !peaksJudged) {
+        if (f !== 'minCapacityBytes' && change !== 'none') {
+          if (change === 'worse' && !peaksJudged) {
             const was = before === 0 ? 'none' : ooms(before);
             failures.push({ allocator: e.name, figure: f, message: `gate failed: ${g.text}: ${e.name} runs out of memory after (${ooms(after)}; before: ${was}): its peaks stop at the OOM` });
           }

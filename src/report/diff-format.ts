@@ -1,4 +1,5 @@
 import type { DiffEntry, DiffFigure, FigureDelta, HolderChange, HoldersDiff } from '../diff/index.js';
+import { oomChange } from '../diff/gates.js';
 import { formatBytes, formatCount } from './format.js';
 
 /** A signed byte change: `+12.00 MiB`, `-512 B`, `0 B`. */
@@ -68,9 +69,8 @@ export type DiffWord = 'ooms' | 'grew' | 'shrank' | 'unchanged';
 export function diffStatus(entries: readonly DiffEntry[]): { grew: boolean; word: DiffWord; text: string } {
   const pct = (d: FigureDelta): string => (d.ratio === null ? signedBytes(d.bytes) : `${d.ratio > 0 ? '+' : ''}${(d.ratio * 100).toFixed(1)}%`);
   const ooms = (n: number): string => `${formatCount(n)} OOM${n === 1 ? '' : 's'}`;
-  // Worse: the after trace runs out of memory, as often as the before one or more; better: less often.
-  const worse = (e: DiffEntry): boolean => e.after.oomCount > 0 && e.after.oomCount >= e.before.oomCount;
-  const better = (e: DiffEntry): boolean => e.before.oomCount > e.after.oomCount;
+  const worse = (e: DiffEntry): boolean => oomChange(e) === 'worse';
+  const better = (e: DiffEntry): boolean => oomChange(e) === 'better';
   const parts = entries.map((e) => {
     const { oomCount: after } = e.after;
     const { oomCount: before } = e.before;

@@ -73,7 +73,7 @@ export function diffCommand(): Command {
         .addOption(new Option('--capacity-search <mode>', 'bisect, or scan every step below too').choices(['bisect', 'scan']).default('bisect'))
         .addOption(new Option('-f, --format <format>', 'report format (json: memsim.diff/1)').choices(['text', 'json', 'markdown']).default('text'))
         .option('--output <file>', 'write the report to a file instead of stdout')
-        .option('--fail-on <condition>', 'exit 1 when: growth>5% (peak reserved or peak live) | peak-reserved-growth>X | peak-live-growth>X | min-capacity-growth>X | oom (the after trace runs out of memory); a growth gate also fails where the after trace runs out of memory and the before one did not (repeatable)', collect, [])
+        .option('--fail-on <condition>', 'exit 1 when: growth>5% (peak reserved or peak live) | peak-reserved-growth>X | peak-live-growth>X | min-capacity-growth>X | oom (the after trace runs out of memory); a growth gate also fails where the after trace runs out of memory as often as the before one or more (repeatable)', collect, [])
         .addOption(new Option('--on-oom <mode>', 'stop at the first OOM, or record it, drop the allocation and go on').choices(['stop', 'continue']).default('stop'))
         .addOption(new Option('--start <mode>', 'replays of recorded histories: from the recorded layout, or fresh (default: recorded when the options equal the recording\'s settings)').choices(['recorded', 'fresh']))
         .option('-j, --jobs <n>', 'threads: this one and n-1 workers (default: the number of cores, or 1 for traces under 50,000 events; at most 4 a core)')
